@@ -1,0 +1,98 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Helpers shared by the command-line tools under ``tools/``."""
+import argparse
+import functools
+import os
+import sys
+from typing import Callable, Optional, Sequence
+
+from .errors import RobustDetError
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors are one line
+    (``error: ...``, exit status 2) without the usage block."""
+
+    def error(self, message: str):
+        print(f'error: {message} (see --help)', file=sys.stderr)
+        sys.exit(2)
+
+
+def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
+    """Wrap a tool's ``main`` so user errors become one line on stderr.
+
+    :class:`RobustDetError` prints ``error: <message>`` and exits with
+    status 2; Ctrl-C exits with status 130. Anything else keeps its
+    traceback, since it is a bug.
+
+    Args:
+        main (Callable): The tool's main function; its return value is the
+            exit status (None means 0).
+
+    Returns:
+        Callable: A function suitable for ``if __name__ == '__main__'``.
+    """
+
+    @functools.wraps(main)
+    def wrapper() -> None:
+        try:
+            status = main()
+        except RobustDetError as e:
+            print(f'error: {e}', file=sys.stderr)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            print('interrupted', file=sys.stderr)
+            sys.exit(130)
+        sys.exit(status or 0)
+
+    return wrapper
+
+
+def check_file(path: str, what: str) -> str:
+    """Return ``path`` if it is an existing file, else raise a user error.
+
+    Args:
+        path (str): The path given by the user.
+        what (str): What the file is, for the message (e.g. ``'config'``).
+
+    Returns:
+        str: The same path.
+    """
+    if not os.path.exists(path):
+        raise RobustDetError(f'{what} file not found: {path}')
+    if not os.path.isfile(path):
+        raise RobustDetError(f'{what} path is not a file: {path}')
+    return path
+
+
+def load_config(path: str, cfg_options: Optional[dict] = None,
+                require: Sequence[str] = ()):
+    """Load an mmengine config with user-facing errors.
+
+    Args:
+        path (str): Path of the config file.
+        cfg_options (dict, optional): ``--cfg-options`` overrides.
+        require (Sequence[str]): Top-level keys the tool needs, e.g.
+            ``('test_dataloader', 'test_evaluator')``.
+
+    Returns:
+        mmengine.Config: The loaded config.
+    """
+    from mmengine.config import Config
+    check_file(path, 'config')
+    try:
+        cfg = Config.fromfile(path)
+    except (SyntaxError, ImportError, KeyError, FileNotFoundError,
+            ValueError) as e:
+        raise RobustDetError(
+            f'cannot load config {path}: {type(e).__name__}: '
+            f'{str(e).splitlines()[0] if str(e) else ""}') from e
+    if cfg_options:
+        cfg.merge_from_dict(cfg_options)
+    for key in require:
+        if cfg.get(key) is None:
+            raise RobustDetError(
+                f'config {path} has no {key}; robustdet needs a config with '
+                f'{", ".join(require)} (e.g. one inheriting '
+                'configs/_base_/datasets/*)')
+    return cfg

@@ -1,0 +1,48 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Atomic file writes: a reader never sees a half-written file."""
+import json
+import os
+import tempfile
+from typing import Any
+
+
+def write_bytes_atomic(data: bytes, path: str) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same
+    directory and ``os.replace``.
+
+    Args:
+        data (bytes): The content.
+        path (str): Destination path; its directory is created.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(
+        dir=directory, prefix=f'.{os.path.basename(path)}.', suffix='.tmp')
+    try:
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def dump_json_atomic(obj: Any, path: str, **kwargs: Any) -> None:
+    """Dump ``obj`` as indented JSON to ``path`` atomically.
+
+    Args:
+        obj: JSON-serialisable object.
+        path (str): Destination path.
+        **kwargs: Passed to ``json.dumps`` (default ``indent=2``).
+    """
+    kwargs.setdefault('indent', 2)
+    write_bytes_atomic((json.dumps(obj, **kwargs) + '\n').encode('utf-8'),
+                       path)
+
+
+def write_text_atomic(text: str, path: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    write_bytes_atomic(text.encode('utf-8'), path)
