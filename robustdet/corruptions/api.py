@@ -1,0 +1,101 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""``corrupt``: the one public entry point for image corruptions."""
+from typing import Callable, Dict
+
+import numpy as np
+
+from ..utils.errors import RobustDetError
+from .reference import corrupt_reference
+from .table import check_severity, get_corruption
+
+# backend name -> function(rgb_img, name, severity, seed) -> rgb_img
+BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
+    'reference': corrupt_reference,
+}
+CHANNEL_ORDERS = ('rgb', 'bgr')
+MIN_SIDE = 32
+
+
+def corrupt(img: np.ndarray,
+            name: str,
+            severity: int,
+            seed: int = 0,
+            backend: str = 'reference',
+            channel_order: str = 'rgb') -> np.ndarray:
+    """Corrupt an image as in the PASCAL-C / COCO-C / Cityscapes-C benchmark.
+
+    The result depends only on the arguments: the same image, name,
+    severity and seed give the same pixels in any process. Global RNG
+    state is neither read nor changed. Callers that corrupt many images
+    should derive ``seed`` per image with
+    :func:`robustdet.utils.derive_seed` (the dataset wrappers do).
+
+    Args:
+        img (np.ndarray): uint8 image, RGB H×W×3 or grayscale H×W, at least
+            32 pixels on each side.
+        name (str): Corruption name, see
+            :data:`robustdet.corruptions.CORRUPTION_NAMES`.
+        severity (int): 1-5; 0 returns a copy of the image.
+        seed (int): Seed in ``[0, 2**32)``.
+        backend (str): ``'reference'`` (the imagecorruptions package).
+        channel_order (str): The order of the channels the corruption is
+            defined on. ``'rgb'`` (default) applies the published
+            definitions. ``'bgr'`` applies them to the channels reversed,
+            which is what mmdet's ``Corrupt`` transform does to the BGR
+            arrays mmdet loads (frost, snow, fog, jpeg, saturate... then
+            differ from the published corruptions); use it only to
+            reproduce numbers obtained with mmdet's ``test_robustness.py``.
+
+    Returns:
+        np.ndarray: uint8 array of the same shape. Grayscale input is
+        corrupted as a 3-channel gray image and converted back with the
+        ITU-R 601 luma weights.
+    """
+    get_corruption(name)
+    check_severity(severity, allow_clean=True)
+    if backend not in BACKENDS:
+        raise RobustDetError(f'unknown corruption backend {backend!r}; '
+                             f'valid: {", ".join(BACKENDS)}')
+    if channel_order not in CHANNEL_ORDERS:
+        raise RobustDetError(f'unknown channel order {channel_order!r}; '
+                             f'valid: {", ".join(CHANNEL_ORDERS)}')
+    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise RobustDetError(f'seed must be an integer in [0, 2**32), got '
+                             f'{seed!r}')
+    img = _check_image(img)
+    if severity == 0:
+        return img.copy()
+    gray = img.ndim == 2
+    rgb = np.repeat(img[..., None], 3, axis=2) if gray else img
+    if channel_order == 'bgr':
+        rgb = rgb[..., ::-1]
+    out = BACKENDS[backend](np.ascontiguousarray(rgb), name, severity,
+                            int(seed))
+    if channel_order == 'bgr':
+        out = out[..., ::-1]
+    if gray:
+        out = _to_gray(out)
+    return np.ascontiguousarray(out)
+
+
+def _check_image(img: np.ndarray) -> np.ndarray:
+    if not isinstance(img, np.ndarray) or img.dtype != np.uint8:
+        raise RobustDetError(
+            'corrupt() needs a uint8 numpy image, got '
+            f'{getattr(img, "dtype", type(img).__name__)}')
+    if img.ndim == 3 and img.shape[2] == 1:
+        img = img[..., 0]
+    if not (img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 3)):
+        raise RobustDetError(
+            f'corrupt() needs an H×W×3 or H×W image, got shape {img.shape}')
+    if min(img.shape[:2]) < MIN_SIDE:
+        raise RobustDetError(
+            f'image of size {img.shape[1]}×{img.shape[0]} is too small: the '
+            f'corruptions need at least {MIN_SIDE} pixels on each side')
+    return img
+
+
+def _to_gray(rgb: np.ndarray) -> np.ndarray:
+    weights = np.array([0.299, 0.587, 0.114])
+    return np.clip(np.rint(rgb.astype(np.float64) @ weights), 0,
+                   255).astype(np.uint8)

@@ -1,0 +1,4 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+from .corrupt import CorruptImage
+
+__all__ = ['CorruptImage']

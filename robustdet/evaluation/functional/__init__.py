@@ -1,0 +1,4 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+from .robustness import grid_coverage, robustness_summary
+
+__all__ = ['grid_coverage', 'robustness_summary']

@@ -1,0 +1,112 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""P, mPC and rPC from a grid of per-cell metrics (pure Python).
+
+Michaelis et al. 2019: P is the clean performance, mPC the mean over the
+15 benchmark corruptions and severities 1-5 of the performance under
+corruption, rPC = mPC / P. rPC is a ratio of means, also for PASCAL VOC
+(mmdet's ``robustness_eval`` averages per-class ratios there instead).
+
+Negative values are "undefined" in mmdet / pycocotools (e.g. -1 for
+``bbox_mAP_l`` when no object is large) and are left out like missing
+cells.
+"""
+from typing import Dict, List, Mapping, Optional
+
+from ...corruptions import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS,
+                            CORRUPTIONS_BY_NAME, HOLDOUT_CORRUPTIONS,
+                            SEVERITIES)
+
+Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
+
+
+def _mean(values: List[float]) -> Optional[float]:
+    return sum(values) / len(values) if values else None
+
+
+def _defined(value) -> Optional[float]:
+    """The value as float, or None when missing or undefined (< 0)."""
+    return None if value is None or value < 0 else float(value)
+
+
+def _collect(cells: Cells, names, metric: str) -> List[float]:
+    values = []
+    for name in names:
+        for sev in SEVERITIES:
+            value = _defined((cells.get(name, {}).get(str(sev)) or {}).get(
+                metric))
+            if value is not None:
+                values.append(value)
+    return values
+
+
+def grid_coverage(cells: Cells) -> Dict[str, object]:
+    """Which cells of the benchmark grid are present.
+
+    Args:
+        cells (Mapping): ``{corruption: {'1': {metric: value}, ...}}``.
+
+    Returns:
+        dict: ``benchmark`` and ``holdout`` as ``[present, expected]``,
+        ``complete`` (all 75 benchmark cells present) and ``missing`` (the
+        absent benchmark cells as ``'name/severity'``).
+    """
+    def present(names):
+        return [(n, s) for n in names for s in SEVERITIES
+                if str(s) in cells.get(n, {})]
+
+    bench = present(BENCHMARK_CORRUPTIONS)
+    expected = len(BENCHMARK_CORRUPTIONS) * len(SEVERITIES)
+    have = set(bench)
+    missing = [
+        f'{n}/{s}' for n in BENCHMARK_CORRUPTIONS for s in SEVERITIES
+        if (n, s) not in have
+    ]
+    return dict(
+        benchmark=[len(bench), expected],
+        holdout=[
+            len(present(HOLDOUT_CORRUPTIONS)),
+            len(HOLDOUT_CORRUPTIONS) * len(SEVERITIES)
+        ],
+        complete=len(bench) == expected,
+        missing=missing)
+
+
+def robustness_summary(clean: Mapping[str, float],
+                       cells: Cells) -> Dict[str, Dict[str, float]]:
+    """P, mPC, rPC and per-group mPC for every metric.
+
+    mPC averages exactly the benchmark cells (15 corruptions × severities
+    1-5) that are present; per-group means likewise; ``mPC_holdout`` the
+    4 hold-out corruptions. A value that cannot be computed (no cells, or
+    P = 0 for rPC) is None.
+
+    Args:
+        clean (Mapping): Clean metrics ``{metric: value}``.
+        cells (Mapping): ``{corruption: {'1': {metric: value}, ...}}``.
+
+    Returns:
+        dict: ``{metric: {'P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur',
+        'mPC_weather', 'mPC_digital', 'mPC_holdout'}}``.
+    """
+    metrics = list(clean)
+    for per_sev in cells.values():
+        for values in per_sev.values():
+            metrics += [m for m in values if m not in metrics]
+    summary = {}
+    for metric in metrics:
+        p = _defined(clean.get(metric))
+        mpc = _mean(_collect(cells, BENCHMARK_CORRUPTIONS, metric))
+        row = dict(
+            P=p,
+            mPC=mpc,
+            rPC=(mpc / p if p and mpc is not None else None))
+        for group in BENCHMARK_GROUPS:
+            names = [
+                n for n in BENCHMARK_CORRUPTIONS
+                if CORRUPTIONS_BY_NAME[n].group == group
+            ]
+            row[f'mPC_{group}'] = _mean(_collect(cells, names, metric))
+        row['mPC_holdout'] = _mean(
+            _collect(cells, HOLDOUT_CORRUPTIONS, metric))
+        summary[metric] = row
+    return summary

@@ -1,0 +1,85 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+import numpy as np
+import pytest
+
+from robustdet.corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME,
+                                   corrupt)
+from robustdet.utils import RobustDetError
+
+
+@pytest.fixture(scope='module')
+def image():
+    rng = np.random.default_rng(0)
+    y, x = np.mgrid[0:48, 0:64]
+    base = np.stack([x * 4, y * 5, (x + y) * 2], axis=-1)
+    noise = rng.integers(0, 40, size=base.shape)
+    return np.clip(base + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize('name', CORRUPTION_NAMES)
+def test_deterministic_and_seeded(image, name):
+    state = np.random.get_state()
+    a = corrupt(image, name, 3, seed=7)
+    b = corrupt(image, name, 3, seed=7)
+    # No global RNG state leaks.
+    assert np.array_equal(np.random.get_state()[1], state[1])
+    assert a.dtype == np.uint8 and a.shape == image.shape
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, image)
+    c = corrupt(image, name, 3, seed=8)
+    if CORRUPTIONS_BY_NAME[name].stochastic:
+        assert not np.array_equal(a, c)
+    else:
+        np.testing.assert_array_equal(a, c)
+
+
+def test_not_affected_by_global_rng(image):
+    np.random.seed(1)
+    a = corrupt(image, 'gaussian_noise', 2, seed=3)
+    np.random.seed(2)
+    b = corrupt(image, 'gaussian_noise', 2, seed=3)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_severity_zero_is_clean(image):
+    out = corrupt(image, 'fog', 0)
+    np.testing.assert_array_equal(out, image)
+    assert out is not image
+
+
+def test_grayscale_keeps_shape(image):
+    gray = image[..., 1].copy()
+    out = corrupt(gray, 'contrast', 2)
+    assert out.shape == gray.shape and out.dtype == np.uint8
+    # contrast of a gray image stays gray: equal to corrupting it as RGB.
+    rgb = corrupt(np.repeat(gray[..., None], 3, axis=2), 'contrast', 2)
+    np.testing.assert_allclose(out, rgb[..., 0], atol=1)
+
+
+def test_bgr_channel_order_is_reversed_rgb(image):
+    bgr = corrupt(image, 'saturate', 4, channel_order='bgr')
+    expected = corrupt(
+        np.ascontiguousarray(image[..., ::-1]), 'saturate', 4)[..., ::-1]
+    np.testing.assert_array_equal(bgr, expected)
+    assert not np.array_equal(bgr, corrupt(image, 'saturate', 4))
+
+
+@pytest.mark.parametrize('kwargs,match', [
+    (dict(name='fogg', severity=1), "unknown corruption 'fogg'"),
+    (dict(name='fog', severity=6), 'severity 6 is out of range'),
+    (dict(name='fog', severity=1, backend='gpu'), "backend 'gpu'"),
+    (dict(name='fog', severity=1, channel_order='rbg'), "order 'rbg'"),
+    (dict(name='fog', severity=1, seed=-1), 'seed must be'),
+])
+def test_bad_arguments(image, kwargs, match):
+    with pytest.raises(RobustDetError, match=match):
+        corrupt(image, **kwargs)
+
+
+def test_bad_images(image):
+    with pytest.raises(RobustDetError, match='uint8'):
+        corrupt(image.astype(np.float32), 'fog', 1)
+    with pytest.raises(RobustDetError, match='too small'):
+        corrupt(image[:20], 'fog', 1)
+    with pytest.raises(RobustDetError, match='shape'):
+        corrupt(np.zeros((40, 40, 4), np.uint8), 'fog', 1)
