@@ -1,0 +1,70 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Evaluate a detector on its config's test set (as mmdet's
+``tools/test.py``), loading the checkpoint through robustdet's safe loader
+(torch ``weights_only=True`` with an allow-list; ``--unsafe-load`` to opt
+out)."""
+import json
+import os.path as osp
+
+from mmengine.config import DictAction
+
+from robustdet.utils.cli import ArgumentParser, cli_entry, load_config
+
+
+def parse_args(argv=None):
+    parser = ArgumentParser(description='Test a detector')
+    parser.add_argument('config', help='test config file path')
+    parser.add_argument('checkpoint', help='checkpoint file')
+    parser.add_argument('--work-dir', help='where to save logs and metrics')
+    parser.add_argument(
+        '--out', help='write the metrics to this JSON file')
+    parser.add_argument(
+        '--unsafe-load',
+        action='store_true',
+        help='unpickle the checkpoint fully (weights_only=False); this can '
+        'run arbitrary code, use it only for trusted files')
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        help='override config settings, xxx=yyy format')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none',
+        help='job launcher')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    return parser.parse_args(argv)
+
+
+@cli_entry
+def main():
+    args = parse_args()
+    from mmengine.runner import Runner
+
+    from robustdet.utils import (load_checkpoint_file,
+                                 load_checkpoint_to_runner,
+                                 register_all_modules)
+    from robustdet.utils.io import dump_json_atomic
+    register_all_modules()
+    cfg = load_config(
+        args.config,
+        args.cfg_options,
+        require=('test_dataloader', 'test_evaluator', 'test_cfg'))
+    # Read the checkpoint before building anything expensive.
+    ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
+    cfg.launcher = args.launcher
+    cfg.load_from = None
+    cfg.work_dir = args.work_dir or cfg.get('work_dir') or osp.join(
+        'work_dirs',
+        osp.splitext(osp.basename(args.config))[0])
+    runner = Runner.from_cfg(cfg)
+    load_checkpoint_to_runner(runner, args.checkpoint, checkpoint=ckpt)
+    metrics = runner.test()
+    print(json.dumps(metrics, indent=2, sort_keys=True))
+    if args.out:
+        dump_json_atomic(metrics, args.out)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,57 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Train a detector from a config with mmengine's Runner (as mmdet's
+``tools/train.py``), with robustdet's modules registered and one-line
+errors for bad input."""
+import os.path as osp
+
+from mmengine.config import DictAction
+
+from robustdet.utils.cli import ArgumentParser, cli_entry, load_config
+
+
+def parse_args(argv=None):
+    parser = ArgumentParser(description='Train a detector')
+    parser.add_argument('config', help='train config file path')
+    parser.add_argument('--work-dir', help='where to save logs and models')
+    parser.add_argument(
+        '--resume',
+        action='store_true',
+        help='resume from the latest checkpoint in the work dir')
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        help='override config settings, xxx=yyy format')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none',
+        help='job launcher')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    return parser.parse_args(argv)
+
+
+@cli_entry
+def main():
+    args = parse_args()
+    from mmengine.runner import Runner
+
+    from robustdet.utils import register_all_modules
+    register_all_modules()
+    cfg = load_config(
+        args.config,
+        args.cfg_options,
+        require=('train_dataloader', 'train_cfg', 'optim_wrapper'))
+    cfg.launcher = args.launcher
+    cfg.work_dir = args.work_dir or cfg.get('work_dir') or osp.join(
+        'work_dirs',
+        osp.splitext(osp.basename(args.config))[0])
+    if args.resume:
+        cfg.resume = True
+        cfg.load_from = None
+    runner = Runner.from_cfg(cfg)
+    runner.train()
+
+
+if __name__ == '__main__':
+    main()
