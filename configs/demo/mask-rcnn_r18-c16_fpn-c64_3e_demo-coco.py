@@ -1,25 +1,8 @@
-# The tiny demo detector with a mask head (Mask R-CNN): same backbone, neck
-# and schedule as faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py, for bbox and
-# segm AP on the demo data's COCO and Cityscapes layouts.
+# The demo detector with a mask head, on the demo data's COCO layout
+# (bbox and segm AP).
 _base_ = [
-    'mmdet::_base_/models/mask-rcnn_r50_fpn.py',
+    '../_base_/models/mask-rcnn_r18-c16_fpn-c64.py',
     '../_base_/datasets/demo_coco_instance.py',
     '../_base_/schedules/demo_adamw_3e.py',
 ]
 custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
-
-model = dict(
-    backbone=dict(
-        depth=18,
-        base_channels=16,
-        frozen_stages=-1,
-        norm_eval=False,
-        init_cfg=None),
-    neck=dict(in_channels=[16, 32, 64, 128], out_channels=64),
-    rpn_head=dict(in_channels=64, feat_channels=64),
-    roi_head=dict(
-        bbox_roi_extractor=dict(out_channels=64),
-        bbox_head=dict(in_channels=64, fc_out_channels=256, num_classes=3),
-        mask_roi_extractor=dict(out_channels=64),
-        mask_head=dict(
-            in_channels=64, conv_out_channels=64, num_classes=3)))

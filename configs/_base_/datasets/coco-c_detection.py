@@ -1,0 +1,14 @@
+# COCO-C (Michaelis et al. 2019): COCO val2017 under one image corruption,
+# bbox AP. See pascal-c.py for how to pick the cell; tools/test_robust.py
+# evaluates the whole grid.
+_base_ = 'mmdet::_base_/datasets/coco_detection.py'
+custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+
+test_dataloader = dict(
+    dataset=dict(
+        _delete_=True,
+        type='CorruptedDataset',
+        corruption='gaussian_noise',
+        severity=3,
+        seed=0,
+        dataset={{_base_.test_dataloader.dataset}}))

@@ -1,0 +1,56 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Every config loads, inherits mmdet:: bases, imports robustdet, and the -C
+configs wrap exactly their test set."""
+import glob
+import os.path as osp
+
+import pytest
+from mmengine.config import Config
+
+from robustdet.apis.robustness import unwrap_corrupted
+from tests.conftest import REPO
+
+CONFIGS = sorted(
+    glob.glob(osp.join(REPO, 'configs', '*', '*.py')) +
+    glob.glob(osp.join(REPO, 'configs', '_base_', 'datasets', '*-c*.py')))
+C_CONFIGS = [c for c in CONFIGS if '-c' in osp.basename(c)
+             and 'demo' not in osp.basename(c)]
+
+
+@pytest.mark.parametrize('path', CONFIGS, ids=osp.basename)
+def test_config_loads_with_custom_imports(path):
+    cfg = Config.fromfile(path)
+    assert cfg.custom_imports == dict(
+        imports=['robustdet'], allow_failed_imports=False)
+    assert cfg.test_dataloader is not None and cfg.test_evaluator
+
+
+@pytest.mark.parametrize('path', C_CONFIGS, ids=osp.basename)
+def test_c_configs_wrap_only_the_test_set(path):
+    cfg = Config.fromfile(path)
+    test = cfg.test_dataloader.dataset
+    assert test.type == 'CorruptedDataset'
+    assert test.dataset.test_mode
+    assert cfg.val_dataloader.dataset.type != 'CorruptedDataset'
+    names = [t['type'] for t in test.dataset.pipeline]
+    assert names[0] == 'LoadImageFromFile'
+    clean = unwrap_corrupted(cfg)
+    assert clean.test_dataloader.dataset == test.dataset
+    assert cfg.test_dataloader.dataset.type == 'CorruptedDataset'
+
+
+def test_paper_settings():
+    coco = Config.fromfile(
+        f'{REPO}/configs/robustness/mask-rcnn_r50_fpn_1x_coco-c.py')
+    assert coco.test_evaluator.metric == ['bbox', 'segm']
+    voc = Config.fromfile(
+        f'{REPO}/configs/robustness/faster-rcnn_r50_fpn_1x_voc0712-c.py')
+    assert voc.test_evaluator.type == 'VOCMetric'
+    assert voc.test_dataloader.dataset.dataset.ann_file.endswith(
+        'VOC2007/ImageSets/Main/test.txt')
+    city = Config.fromfile(
+        f'{REPO}/configs/robustness/mask-rcnn_r50_fpn_1x_cityscapes-c.py')
+    resize = [t for t in city.test_dataloader.dataset.dataset.pipeline
+              if t['type'] == 'Resize']
+    assert len(resize) == 1 and resize[0]['scale'] == (2048, 1024)
+    assert city.test_evaluator.type == 'CocoMetric'
