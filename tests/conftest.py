@@ -14,6 +14,8 @@ FRCNN_DEMO = osp.join(DEMO_CONFIGS,
 MASK_DEMO = osp.join(DEMO_CONFIGS, 'mask-rcnn_r18-c16_fpn-c64_3e_demo-coco.py')
 # Small variant of the demo data used by the tests.
 SMALL_DEMO = dict(seed=0, num_train=8, num_val=4, size=(128, 96))
+# Epochs (of one batch of the 4 val images) for `demo_checkpoint`.
+OVERFIT_EPOCHS = 40
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -73,3 +75,30 @@ def small_cfg_factory(demo_dir, tmp_path):
 def pytest_configure(config):
     # Keep torch to the machine's two cores and quiet.
     os.environ.setdefault('OMP_NUM_THREADS', '2')
+
+
+@pytest.fixture(scope='session')
+def demo_checkpoint(demo_dir, tmp_path_factory):
+    """A tiny Faster R-CNN overfitted on the small demo val split, so that
+    clean and corrupted scores are non-trivial and differ per cell (a
+    random-weight model scores 0 everywhere, and tests of resume or
+    sharding could not fail). Returns ``(config_path, checkpoint_path)``
+    with the config pointed at the small demo data."""
+    from mmengine.runner import Runner
+    work = tmp_path_factory.mktemp('ckpt')
+    cfg = small_config(FRCNN_DEMO, demo_dir, work)
+    train = cfg.train_dataloader.dataset
+    train.ann_file = 'annotations/instances_val2017.json'
+    train.data_prefix = dict(img='val2017/')
+    cfg.train_dataloader.batch_size = 4
+    cfg.train_cfg = dict(
+        type='EpochBasedTrainLoop', max_epochs=OVERFIT_EPOCHS,
+        val_interval=OVERFIT_EPOCHS + 1)
+    cfg.param_scheduler = []
+    cfg.default_hooks.checkpoint = dict(
+        type='CheckpointHook', interval=OVERFIT_EPOCHS)
+    cfg.default_hooks.logger.interval = 10
+    Runner.from_cfg(cfg).train()
+    config_path = str(work / 'small_demo_config.py')
+    cfg.dump(config_path)
+    return config_path, str(work / f'epoch_{OVERFIT_EPOCHS}.pth')

@@ -1,0 +1,346 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The robustness results file: ``WORK_DIR/robustness.json``.
+
+It is written first (atomically, after every cell); Markdown, CSV and
+plots are derived from it and can be regenerated from it alone.
+"""
+import hashlib
+import json
+import os
+import os.path as osp
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES
+from ..evaluation import grid_coverage, robustness_summary
+from ..utils.errors import RobustDetError
+from ..utils.io import dump_json_atomic
+from ..version import __version__
+
+FORMAT = 'robustdet.robustness/1'
+RESULTS_FILE = 'robustness.json'
+SHARD_DIR = 'shards'
+CLEAN = 'clean'
+# A run may only resume or merge results that agree on these.
+IDENTITY_KEYS = ('config_sha256', 'checkpoint_sha256', 'seed', 'backend',
+                 'channel_order')
+# Config parts that decide the numbers (dataloader workers do not).
+_FINGERPRINT_KEYS = ('model', 'test_dataloader', 'test_evaluator',
+                     'test_cfg')
+_NOT_FINGERPRINTED = ('num_workers', 'persistent_workers', 'pin_memory')
+
+Cell = Tuple[str, int]
+
+
+def cell_key(cell: Cell) -> str:
+    """``'clean'`` or ``'<corruption>/<severity>'``."""
+    name, severity = cell
+    return CLEAN if severity == CLEAN_SEVERITY else f'{name}/{severity}'
+
+
+def grid_cells(corruptions: Sequence[str],
+               severities: Sequence[int]) -> List[Cell]:
+    """The cells of a grid: clean first (if severity 0 is asked for), then
+    corruptions in table order × severities ascending."""
+    sevs = sorted(set(severities))
+    cells: List[Cell] = []
+    if CLEAN_SEVERITY in sevs:
+        cells.append((CLEAN, CLEAN_SEVERITY))
+    cells += [(name, s) for name in corruptions for s in sevs
+              if s != CLEAN_SEVERITY]
+    return cells
+
+
+def parse_shard(text: Optional[str]) -> Tuple[int, int]:
+    """Parse ``--shard I/N`` (1-based: ``1/4`` ... ``4/4``).
+
+    Args:
+        text (str, optional): The flag's value; None means ``1/1``.
+
+    Returns:
+        tuple[int, int]: ``(index, count)``.
+    """
+    if text is None:
+        return 1, 1
+    try:
+        index, count = (int(x) for x in text.split('/'))
+    except ValueError:
+        raise RobustDetError(
+            f'--shard must look like I/N (e.g. 1/4), got {text!r}') from None
+    if not (count >= 1 and 1 <= index <= count):
+        raise RobustDetError(
+            f'--shard {text}: need 1 <= I <= N (shards are numbered 1..N)')
+    return index, count
+
+
+def shard_cells(cells: Sequence[Cell], index: int, count: int) -> List[Cell]:
+    """The cells of shard ``index`` (1-based) of ``count``: round robin, so
+    every shard gets a mix of cheap and expensive corruptions."""
+    return list(cells[index - 1::count])
+
+
+def results_path(work_dir: str, index: int = 1, count: int = 1) -> str:
+    """Where a run (or shard) writes its results."""
+    if count == 1:
+        return osp.join(work_dir, RESULTS_FILE)
+    return osp.join(work_dir, SHARD_DIR,
+                    f'robustness.shard-{index}-of-{count}.json')
+
+
+def sha256_file(path: str, chunk: int = 1 << 22) -> str:
+    """SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(chunk), b''):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def config_fingerprint(cfg: Any) -> str:
+    """SHA-256 of the config parts that decide the numbers.
+
+    Args:
+        cfg (mmengine.Config): The test config.
+
+    Returns:
+        str: Hex digest over model, test dataloader (without worker
+        settings), test evaluator and test loop settings.
+    """
+
+    def strip(node):
+        if isinstance(node, dict):
+            return {
+                k: strip(v)
+                for k, v in node.items() if k not in _NOT_FINGERPRINTED
+            }
+        if isinstance(node, (list, tuple)):
+            return [strip(v) for v in node]
+        return node
+
+    data = {k: strip(cfg.to_dict().get(k)) for k in _FINGERPRINT_KEYS}
+    text = json.dumps(data, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+def new_results(identity: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
+    """An empty results dict for a run with the given identity."""
+    missing = [k for k in IDENTITY_KEYS if k not in identity]
+    assert not missing, f'identity lacks {missing}'
+    return dict(
+        format=FORMAT,
+        robustdet_version=__version__,
+        **identity,
+        **extra,
+        clean=None,
+        cells={},
+        seconds={},
+        skipped_images=[],
+        empty_cells=[],
+        coverage=None,
+        summary=None)
+
+
+def load_results(path: str) -> Dict[str, Any]:
+    """Read a results file, with a one-line error if it is not one.
+
+    Args:
+        path (str): Path of a ``robustness.json`` (or shard) file.
+
+    Returns:
+        dict: The results.
+    """
+    try:
+        with open(path, encoding='utf-8') as f:
+            results = json.load(f)
+    except FileNotFoundError:
+        raise RobustDetError(f'results file not found: {path}') from None
+    except (OSError, ValueError) as e:
+        raise RobustDetError(
+            f'{path} is not a readable robustness results file: {e}'
+        ) from None
+    if not isinstance(results, dict) or results.get('format') != FORMAT:
+        raise RobustDetError(
+            f'{path} is not a robustdet robustness results file (format '
+            f'{results.get("format") if isinstance(results, dict) else None}'
+            f', expected {FORMAT})')
+    return results
+
+
+def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],
+                   path: str, hint: str) -> None:
+    """Refuse to mix results of different runs.
+
+    Args:
+        existing (dict): Results already on disk.
+        identity (dict): The identity of this run.
+        path (str): Path of the existing results, for the message.
+        hint (str): What the user can do, for the message.
+    """
+    diffs = [
+        f'{k}: {existing.get(k)!r} there, {identity[k]!r} now'
+        for k in IDENTITY_KEYS if existing.get(k) != identity[k]
+    ]
+    if diffs:
+        raise RobustDetError(
+            f'{path} holds results of another run ({"; ".join(diffs)}); '
+            f'{hint}')
+
+
+def has_cell(results: Dict[str, Any], cell: Cell) -> bool:
+    """Whether a cell's metrics are recorded."""
+    name, severity = cell
+    if severity == CLEAN_SEVERITY:
+        return results.get('clean') is not None
+    return str(severity) in results['cells'].get(name, {})
+
+
+def record_cell(results: Dict[str, Any],
+                cell: Cell,
+                metrics: Dict[str, float],
+                seconds: float,
+                num_predictions: Optional[int] = None) -> None:
+    """Store a cell's metrics (and time) and refresh the summary.
+
+    Args:
+        results (dict): The results to update.
+        cell (Cell): ``(corruption, severity)``.
+        metrics (dict): What the evaluator returned.
+        seconds (float): Wall time of the cell.
+        num_predictions (int, optional): Predicted instances in the cell.
+            With 0, the cell is recorded in ``empty_cells``: mmdet's
+            CocoMetric returns no metrics at all when there is no detection
+            (pycocotools' loadRes fails on an empty list), but the AP of
+            such a cell is 0, and leaving it out would raise mPC.
+    """
+    name, severity = cell
+    metrics = {k: float(v) for k, v in metrics.items()}
+    if num_predictions == 0:
+        key = cell_key(cell)
+        results['empty_cells'] = sorted(
+            set(results.get('empty_cells', [])) | {key})
+    if severity == CLEAN_SEVERITY:
+        results['clean'] = metrics
+    else:
+        results['cells'].setdefault(name, {})[str(severity)] = metrics
+        results['cells'] = _ordered(results['cells'])
+    results['seconds'][cell_key(cell)] = round(float(seconds), 3)
+    refresh_summary(results)
+
+
+def _ordered(cells: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Corruptions in table order, severities ascending."""
+    return {
+        n: dict(sorted(cells[n].items(), key=lambda x: int(x[0])))
+        for n in CORRUPTION_NAMES if n in cells
+    }
+
+
+def _fill_empty_cells(results: Dict[str, Any]) -> None:
+    """Give cells without any detection the metrics of no detection: 0
+    where the metric is defined, and the undefined value (-1) where the
+    ground truth leaves it undefined (e.g. no large objects) - the same
+    pattern as every other cell, since the ground truth is the same."""
+    empty = set(results.get('empty_cells', []))
+    filled = [results.get('clean')] + [
+        v for n, per_sev in results['cells'].items()
+        for s, v in per_sev.items() if f'{n}/{s}' not in empty
+    ]
+    template = next((m for m in filled if m), None)
+    if template is None:
+        return
+    blank = {k: (0.0 if v >= 0 else float(v)) for k, v in template.items()}
+    for key in empty:
+        if key == CLEAN:
+            results['clean'] = {**blank, **(results.get('clean') or {})}
+            continue
+        name, sev = key.split('/')
+        cell = results['cells'].get(name, {}).get(sev)
+        if cell is not None:
+            results['cells'][name][sev] = {**blank, **cell}
+
+
+def refresh_summary(results: Dict[str, Any]) -> None:
+    """Complete empty cells, then recompute ``coverage`` and ``summary``
+    from ``clean`` and ``cells``."""
+    _fill_empty_cells(results)
+    results['coverage'] = grid_coverage(results['cells'])
+    results['summary'] = robustness_summary(results.get('clean') or {},
+                                            results['cells'])
+
+
+def save_results(results: Dict[str, Any], path: str) -> None:
+    """Write the results atomically."""
+    dump_json_atomic(results, path)
+
+
+def merge_results(parts: Iterable[Dict[str, Any]],
+                  names: Iterable[str]) -> Dict[str, Any]:
+    """Merge shard results of one run into one results dict.
+
+    Args:
+        parts (Iterable[dict]): Results of the shards.
+        names (Iterable[str]): Their paths, for messages.
+
+    Returns:
+        dict: Results holding every cell of every shard.
+    """
+    merged: Optional[Dict[str, Any]] = None
+    for part, name in zip(parts, names):
+        if merged is None:
+            merged = new_results({k: part[k] for k in IDENTITY_KEYS},
+                                 config=part.get('config'),
+                                 checkpoint=part.get('checkpoint'))
+            first = name
+        else:
+            check_same_run(part, {k: merged[k] for k in IDENTITY_KEYS}, name,
+                           f'it cannot be merged with {first}')
+        if part.get('clean') is not None:
+            merged['clean'] = part['clean']
+        for cname, per_sev in part['cells'].items():
+            merged['cells'].setdefault(cname, {}).update(per_sev)
+        merged['seconds'].update(part.get('seconds', {}))
+        for key in ('skipped_images', 'empty_cells'):
+            merged[key] = sorted(set(merged[key]) | set(part.get(key, [])))
+    if merged is None:
+        raise RobustDetError('no results to merge')
+    merged['cells'] = _ordered(merged['cells'])
+    refresh_summary(merged)
+    return merged
+
+
+def shard_files(work_dir: str) -> List[str]:
+    """The shard results files in a work dir, sorted by shard index."""
+    directory = osp.join(work_dir, SHARD_DIR)
+    if not osp.isdir(directory):
+        return []
+    names = [
+        n for n in os.listdir(directory)
+        if n.startswith('robustness.shard-') and n.endswith('.json')
+    ]
+
+    def index(n):
+        return int(n[len('robustness.shard-'):].split('-')[0])
+
+    return [osp.join(directory, n) for n in sorted(names, key=index)]
+
+
+def merge_shards(work_dir: str) -> Dict[str, Any]:
+    """Merge the shard results of a work dir into ``robustness.json``.
+
+    Serialised with a lock file, so shards finishing at the same time do
+    not lose each other's cells: the last merge reads every final shard.
+
+    Args:
+        work_dir (str): The work dir the shards wrote into.
+
+    Returns:
+        dict: The merged results (also written to ``robustness.json``).
+    """
+    import fcntl
+    files = shard_files(work_dir)
+    if not files:
+        raise RobustDetError(f'no shard results under {work_dir}/{SHARD_DIR}')
+    with open(osp.join(work_dir, SHARD_DIR, '.merge.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = merge_results([load_results(f) for f in files], files)
+        save_results(merged, osp.join(work_dir, RESULTS_FILE))
+    return merged

@@ -1,0 +1,270 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The corruption benchmark loop behind ``tools/test_robust.py``.
+
+The runner and model are built once; the clean set is evaluated once; each
+(corruption, severity) cell is one evaluation with its own dataloader over
+a :class:`~robustdet.datasets.CorruptedDataset` and the one evaluator.
+The results file is rewritten atomically after every cell, so a run killed
+at any moment resumes where it stopped and ends with the same numbers.
+"""
+import copy
+import logging
+import os.path as osp
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List
+
+from ..corruptions import CLEAN_SEVERITY, SEVERITIES
+from ..datasets import CorruptedDataset
+from ..utils.checkpoint import load_checkpoint_file, load_checkpoint_to_runner
+from ..utils.errors import RobustDetError
+from .bad_images import find_bad_images
+from .progress import GridProgressHook
+from .results import (Cell, cell_key, check_same_run, config_fingerprint,
+                      grid_cells, has_cell, load_results, new_results,
+                      record_cell, results_path, save_results, sha256_file,
+                      shard_cells)
+
+
+@dataclass
+class RobustnessJob:
+    """What ``test_robust.py`` was asked to do.
+
+    Args:
+        config (str): Path of the config (for the record).
+        checkpoint (str): Path of the checkpoint.
+        work_dir (str): Where results, logs and reports go.
+        corruptions (list[str]): Corruption names, table order.
+        severities (list[int]): Severities; 0 = the clean cell.
+        seed (int): Run seed.
+        backend (str): Corruption backend.
+        channel_order (str): ``'rgb'`` or ``'bgr'``.
+        shard (tuple[int, int]): ``(I, N)``, 1-based.
+        overwrite (bool): Discard existing results of another run.
+        unsafe_load (bool): Fully unpickle the checkpoint.
+        skip_bad_images (bool): Skip unreadable images (recorded) instead
+            of failing.
+        launcher (str): mmengine launcher.
+    """
+    config: str
+    checkpoint: str
+    work_dir: str
+    corruptions: List[str]
+    severities: List[int] = field(
+        default_factory=lambda: [CLEAN_SEVERITY, *SEVERITIES])
+    seed: int = 0
+    backend: str = 'reference'
+    channel_order: str = 'rgb'
+    shard: tuple = (1, 1)
+    overwrite: bool = False
+    unsafe_load: bool = False
+    skip_bad_images: bool = False
+    launcher: str = 'none'
+
+    @property
+    def results_file(self) -> str:
+        return results_path(self.work_dir, *self.shard)
+
+    def cells(self) -> List[Cell]:
+        """This job's cells (its shard of the grid)."""
+        return shard_cells(
+            grid_cells(self.corruptions, self.severities), *self.shard)
+
+
+def corrupted_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
+                             job: RobustnessJob) -> Dict[str, Any]:
+    """The test dataloader config of a cell: the dataset wrapped in
+    ``CorruptedDataset`` (the clean cell keeps it as it is)."""
+    dl = copy.deepcopy(dataloader_cfg)
+    name, severity = cell
+    if severity != CLEAN_SEVERITY:
+        dl['dataset'] = dict(
+            type='CorruptedDataset',
+            dataset=dl['dataset'],
+            corruption=name,
+            severity=severity,
+            seed=job.seed,
+            backend=job.backend,
+            channel_order=job.channel_order)
+    return dl
+
+
+def unwrap_corrupted(cfg: Any) -> Any:
+    """The config with a ``CorruptedDataset`` test set replaced by the
+    dataset it wraps: the -C configs corrupt one cell for mmdet's
+    ``tools/test.py``; the grid is evaluated on the clean dataset."""
+    dataset = cfg.test_dataloader.get('dataset', {})
+    if dataset.get('type') not in ('CorruptedDataset', CorruptedDataset):
+        return cfg
+    cfg = copy.deepcopy(cfg)
+    cfg.test_dataloader.dataset = dataset['dataset']
+    from mmengine.logging import print_log
+    print_log(
+        'the config corrupts its test set (CorruptedDataset with '
+        f'corruption={dataset.get("corruption")!r}, '
+        f'severity={dataset.get("severity")}); evaluating the grid on the '
+        'dataset it wraps', logger='current')
+    return cfg
+
+
+def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
+    """Load the results to resume, or start new ones; refuse results of
+    another run unless ``overwrite``."""
+    identity = dict(
+        config_sha256=config_fingerprint(cfg),
+        checkpoint_sha256=sha256_file(job.checkpoint),
+        seed=job.seed,
+        backend=job.backend,
+        channel_order=job.channel_order)
+    fresh = new_results(
+        identity,
+        config=job.config,
+        checkpoint=job.checkpoint,
+        shard=f'{job.shard[0]}/{job.shard[1]}')
+    if not osp.exists(job.results_file) or job.overwrite:
+        return fresh
+    existing = load_results(job.results_file)
+    check_same_run(
+        existing, identity, job.results_file,
+        'pass --overwrite to discard them, or use another --work-dir')
+    return existing
+
+
+def _build_runner(cfg: Any, job: RobustnessJob):
+    from mmengine.runner import Runner
+    cfg = copy.deepcopy(cfg)
+    cfg.work_dir = job.work_dir
+    cfg.launcher = job.launcher
+    cfg.load_from = None
+    cfg.resume = False
+    # Only testing: do not build training or validation parts.
+    for key in ('train_dataloader', 'train_cfg', 'optim_wrapper',
+                'val_dataloader', 'val_cfg', 'val_evaluator'):
+        cfg[key] = None
+    cfg.param_scheduler = None
+    return Runner.from_cfg(cfg)
+
+
+def _check_dataset(cfg: Any, job: RobustnessJob,
+                   results: Dict[str, Any]) -> Dict[str, Any]:
+    """Build the test dataset once: it must have images, and they must be
+    readable (or skipped and recorded). Returns the dataloader config the
+    cells are built from."""
+    from mmdet.registry import DATASETS
+    from mmengine.dataset import BaseDataset
+    dl_cfg = copy.deepcopy(cfg.test_dataloader)
+    check_cfg = copy.deepcopy(dl_cfg['dataset'])
+    dataset_cls = check_cfg.get('type')
+    if isinstance(dataset_cls, str):
+        dataset_cls = DATASETS.get(dataset_cls)
+    if isinstance(dataset_cls, type) and issubclass(dataset_cls,
+                                                    BaseDataset):
+        # mmengine fails on an empty dataset while serialising it; this copy
+        # is only inspected.
+        check_cfg['serialize_data'] = False
+    dataset = DATASETS.build(check_cfg)
+    if len(dataset) == 0:
+        raise RobustDetError(
+            f'the test dataset of {job.config} has no images '
+            f'({type(dataset).__name__}, '
+            f'ann_file={getattr(dataset, "ann_file", None)!r})')
+    bad = find_bad_images(dataset)
+    if bad and not job.skip_bad_images:
+        path, reason = bad[0]
+        raise RobustDetError(
+            f'unreadable image {path} ({reason}); {len(bad)} bad image(s) in '
+            'the test set; pass --skip-bad-images to skip and record them')
+    if bad:
+        if not isinstance(dataset, BaseDataset):
+            raise RobustDetError(
+                '--skip-bad-images needs an mmengine BaseDataset (it '
+                f'selects images with indices=), not {type(dataset).__name__}')
+        bad_paths = {p for p, _ in bad}
+        keep = [
+            i for i in range(len(dataset))
+            if dataset.get_data_info(i)['img_path'] not in bad_paths
+        ]
+        dl_cfg['dataset']['indices'] = keep
+        results['skipped_images'] = sorted(bad_paths)
+        from mmengine.logging import print_log
+        print_log(
+            f'skipping {len(bad)} unreadable image(s), recorded in the '
+            f'results: {sorted(bad_paths)[:3]}', logger='current',
+            level=logging.WARNING)
+    return dl_cfg
+
+
+def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
+                   dl_cfg: Dict[str, Any], test_cfg: Dict[str, Any],
+                   evaluator: Any, progress: GridProgressHook,
+                   results: Dict[str, Any]) -> None:
+    """Evaluate one cell and record it (rank 0 writes the file)."""
+    from mmengine.dist import is_main_process
+    from mmengine.registry import LOOPS
+    loop = LOOPS.build(
+        test_cfg,
+        default_args=dict(
+            runner=runner,
+            dataloader=corrupted_dataloader_cfg(dl_cfg, cell, job),
+            evaluator=evaluator))
+    progress.start_cell(cell, len(loop.dataloader))
+    start = time.perf_counter()
+    metrics = {
+        k: v
+        for k, v in loop.run().items() if isinstance(v, (int, float))
+    }
+    seconds = time.perf_counter() - start
+    if is_main_process():
+        record_cell(results, cell, metrics, seconds,
+                    num_predictions=progress.cell_predictions)
+        save_results(results, job.results_file)
+    runner.logger.info(
+        f'[robustness] {cell_key(cell)} done in {seconds:.1f}s: ' +
+        ', '.join(f'{k}={v:.4f}' for k, v in metrics.items()))
+
+
+def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
+    """Evaluate every cell of the job's grid that is not done yet.
+
+    Args:
+        job (RobustnessJob): What to do.
+        cfg (mmengine.Config): The test config (validated by the caller).
+
+    Returns:
+        dict: The results of this job (shard).
+    """
+    from mmengine.dist import broadcast_object_list
+
+    cfg = unwrap_corrupted(cfg)
+    ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
+    results = prepare_results(job, cfg)
+    dl_cfg = _check_dataset(cfg, job, results)
+    runner = _build_runner(cfg, job)
+    load_checkpoint_to_runner(runner, job.checkpoint, checkpoint=ckpt)
+    del ckpt
+
+    todo = [c for c in job.cells() if not has_cell(results, c)]
+    # Rank 0's view of what is done is the one every rank follows.
+    shared = [todo]
+    broadcast_object_list(shared)
+    todo = shared[0]
+    done = len(job.cells()) - len(todo)
+    if done:
+        runner.logger.info(
+            f'resuming: {done} of {len(job.cells())} cells already in '
+            f'{job.results_file}')
+    if not todo:
+        return results
+
+    evaluator = runner.build_evaluator(cfg.test_evaluator)
+    progress = GridProgressHook(todo)
+    runner.register_hook(progress, priority='VERY_LOW')
+    test_cfg = dict(cfg.test_cfg)
+    runner.call_hook('before_run')
+    try:
+        for cell in todo:
+            _evaluate_cell(runner, cell, job, dl_cfg, test_cfg, evaluator,
+                           progress, results)
+    finally:
+        runner.call_hook('after_run')
+    return results

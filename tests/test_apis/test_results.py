@@ -1,0 +1,120 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+import json
+
+import pytest
+
+from robustdet.apis.results import (FORMAT, check_same_run, grid_cells,
+                                    load_results, merge_results, new_results,
+                                    parse_shard, record_cell, shard_cells)
+from robustdet.corruptions import BENCHMARK_CORRUPTIONS
+from robustdet.utils import RobustDetError
+
+IDENTITY = dict(
+    config_sha256='c' * 64,
+    checkpoint_sha256='k' * 64,
+    seed=0,
+    backend='reference',
+    channel_order='rgb')
+
+
+@pytest.mark.parametrize('text,expect', [(None, (1, 1)), ('1/1', (1, 1)),
+                                         ('2/4', (2, 4)), ('4/4', (4, 4))])
+def test_parse_shard(text, expect):
+    assert parse_shard(text) == expect
+
+
+@pytest.mark.parametrize('text', ['3/2', '0/2', '1/0', '1-2', 'a/b', '2'])
+def test_parse_shard_rejects(text):
+    with pytest.raises(RobustDetError, match='--shard'):
+        parse_shard(text)
+
+
+def test_shards_partition_the_grid():
+    cells = grid_cells(['gaussian_noise', 'fog', 'zoom_blur'],
+                       [0, 1, 2, 3, 4, 5])
+    assert cells[0] == ('clean', 0) and len(cells) == 16
+    for n in (1, 2, 3, 5, 16, 20):
+        parts = [shard_cells(cells, i, n) for i in range(1, n + 1)]
+        flat = [c for p in parts for c in p]
+        assert sorted(flat) == sorted(cells) and len(flat) == len(cells)
+
+
+def _fake_metrics(name, sev):
+    return {'m/mAP': (len(name) % 7) / 10 + sev / 100}
+
+
+def test_merge_equals_single_run():
+    cells = grid_cells(list(BENCHMARK_CORRUPTIONS[:5]), range(6))
+    single = new_results(IDENTITY)
+    for c in cells:
+        record_cell(single, c, _fake_metrics(*c), 1.0)
+    parts = []
+    for i in (1, 2, 3):
+        part = new_results(IDENTITY)
+        for c in shard_cells(cells, i, 3):
+            record_cell(part, c, _fake_metrics(*c), 1.0)
+        parts.append(part)
+    merged = merge_results(parts, ['a', 'b', 'c'])
+    for key in ('clean', 'cells', 'summary', 'coverage'):
+        assert merged[key] == single[key], key
+    assert json.dumps(merged['cells']) == json.dumps(single['cells'])
+
+
+def test_merge_refuses_other_runs():
+    a = new_results(IDENTITY)
+    b = new_results(dict(IDENTITY, seed=1))
+    with pytest.raises(RobustDetError, match='seed'):
+        merge_results([a, b], ['a.json', 'b.json'])
+
+
+def test_check_same_run_names_differences():
+    existing = new_results(IDENTITY)
+    with pytest.raises(RobustDetError) as info:
+        check_same_run(existing, dict(IDENTITY, backend='fast'), 'r.json',
+                       'pass --overwrite')
+    msg = str(info.value)
+    assert "backend: 'reference' there, 'fast' now" in msg
+    assert '--overwrite' in msg
+    check_same_run(existing, dict(IDENTITY), 'r.json', '')
+
+
+def test_load_results_rejects_other_files(tmp_path):
+    bad = tmp_path / 'other.json'
+    bad.write_text(json.dumps({'coco/bbox_mAP': 0.5}))
+    with pytest.raises(RobustDetError, match='not a robustdet robustness'):
+        load_results(str(bad))
+    broken = tmp_path / 'broken.json'
+    broken.write_text('{"format": "' + FORMAT)
+    with pytest.raises(RobustDetError, match='not a readable'):
+        load_results(str(broken))
+    with pytest.raises(RobustDetError, match='not found'):
+        load_results(str(tmp_path / 'nope.json'))
+
+
+def test_cells_without_detections_count_as_zero():
+    """mmdet's CocoMetric returns {} when a cell has no detection at all;
+    such a cell must enter mPC as 0, not be left out."""
+    clean = {'coco/bbox_mAP': 0.5, 'coco/bbox_mAP_l': -1.0}
+    results = new_results(IDENTITY)
+    record_cell(results, ('fog', 1), {'coco/bbox_mAP': 0.2,
+                                      'coco/bbox_mAP_l': -1.0}, 1.0, 12)
+    # Recorded before the clean cell (shards): filled from another cell.
+    record_cell(results, ('fog', 2), {}, 1.0, num_predictions=0)
+    assert results['cells']['fog']['2'] == {'coco/bbox_mAP': 0.0,
+                                            'coco/bbox_mAP_l': -1.0}
+    record_cell(results, ('clean', 0), clean, 1.0, 30)
+    assert results['empty_cells'] == ['fog/2']
+    assert results['summary']['coco/bbox_mAP']['mPC'] == pytest.approx(0.1)
+    assert results['summary']['coco/bbox_mAP_l']['mPC'] is None
+    # Merging keeps the record.
+    merged = merge_results([results], ['a'])
+    assert merged['empty_cells'] == ['fog/2']
+    assert merged['cells'] == results['cells']
+
+
+def test_empty_cell_waits_for_a_template():
+    results = new_results(IDENTITY)
+    record_cell(results, ('fog', 3), {}, 1.0, num_predictions=0)
+    assert results['cells']['fog']['3'] == {}
+    record_cell(results, ('fog', 1), {'m/mAP': 0.4}, 1.0, 5)
+    assert results['cells']['fog']['3'] == {'m/mAP': 0.0}

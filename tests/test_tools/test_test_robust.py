@@ -1,0 +1,210 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""tools/test_robust.py end to end, on the small demo data with a tiny
+overfitted detector: results, reports, resume after a kill, shards, and
+one-line errors for bad input."""
+import json
+import os
+import os.path as osp
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from robustdet.apis.results import RESULTS_FILE, load_results
+from robustdet.evaluation import robustness_summary
+from tests.conftest import REPO
+
+GRID = ['--corruptions', 'gaussian_noise', 'defocus_blur', 'fog',
+        '--severities', '0', '1', '3']
+NUM_CELLS = 1 + 3 * 2
+
+
+def _cmd(config, ckpt, work_dir, *extra):
+    return [sys.executable, 'tools/test_robust.py', config, ckpt,
+            '--work-dir', str(work_dir), *GRID, *extra]
+
+
+def _run(config, ckpt, work_dir, *extra):
+    return subprocess.run(_cmd(config, ckpt, work_dir, *extra), cwd=REPO,
+                          capture_output=True, text=True)
+
+
+def _numbers(results):
+    return dict(clean=results['clean'], cells=results['cells'],
+                summary=results['summary'])
+
+
+@pytest.fixture(scope='module')
+def single_run(demo_checkpoint, tmp_path_factory):
+    config, ckpt = demo_checkpoint
+    work = tmp_path_factory.mktemp('single')
+    proc = _run(config, ckpt, work)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return work, load_results(str(work / RESULTS_FILE)), proc.stdout
+
+
+def test_results_and_reports(single_run):
+    work, results, stdout = single_run
+    assert set(results['cells']) == {'gaussian_noise', 'defocus_blur', 'fog'}
+    for per_sev in results['cells'].values():
+        assert list(per_sev) == ['1', '3']
+    clean = results['clean']['coco/bbox_mAP']
+    assert clean > 0.2, 'the overfitted detector must score on clean data'
+    noisy = [results['cells'][n]['3']['coco/bbox_mAP']
+             for n in results['cells']]
+    assert min(noisy) < clean
+    assert results['summary'] == robustness_summary(results['clean'],
+                                                    results['cells'])
+    assert results['coverage']['benchmark'] == [6, 75]
+    assert not results['coverage']['complete']
+    assert results['skipped_images'] == []
+    for name in ('robustness.md', 'robustness.csv', 'robustness_summary.csv',
+                 'robustness_coco_bbox_mAP.png'):
+        assert osp.getsize(work / name) > 0, name
+    md = (work / 'robustness.md').read_text()
+    assert 'incomplete grid' in md and '| fog | weather |' in md
+    assert 'coco/bbox_mAP: P' in stdout
+
+
+def test_rerun_skips_finished_cells(single_run, demo_checkpoint):
+    work, results, _ = single_run
+    config, ckpt = demo_checkpoint
+    before = (work / RESULTS_FILE).read_bytes()
+    proc = _run(config, ckpt, work)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f'{NUM_CELLS} of {NUM_CELLS} cells already' in proc.stdout + \
+        proc.stderr
+    assert (work / RESULTS_FILE).read_bytes() == before
+
+
+def test_resume_after_kill_equals_uninterrupted(single_run, demo_checkpoint,
+                                                tmp_path):
+    _, expected, _ = single_run
+    config, ckpt = demo_checkpoint
+    path = tmp_path / RESULTS_FILE
+    proc = subprocess.Popen(
+        _cmd(config, ckpt, tmp_path), cwd=REPO, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 300
+    try:
+        while time.time() < deadline:
+            if path.exists():
+                done = load_results(str(path))
+                if len(done['seconds']) >= 2:
+                    break
+            assert proc.poll() is None, 'finished before it could be killed'
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    partial = load_results(str(path))
+    assert 2 <= len(partial['seconds']) < NUM_CELLS
+    resumed = _run(config, ckpt, tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert 'resuming' in resumed.stdout + resumed.stderr
+    assert _numbers(load_results(str(path))) == _numbers(expected)
+
+
+def test_shards_merge_to_single_run(single_run, demo_checkpoint, tmp_path):
+    _, expected, _ = single_run
+    config, ckpt = demo_checkpoint
+    for i in (1, 2, 3):
+        proc = _run(config, ckpt, tmp_path, '--shard', f'{i}/3')
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    merged = load_results(str(tmp_path / RESULTS_FILE))
+    assert _numbers(merged) == _numbers(expected)
+    shards = sorted(os.listdir(tmp_path / 'shards'))
+    assert [s for s in shards if s.endswith('.json')] == [
+        f'robustness.shard-{i}-of-3.json' for i in (1, 2, 3)
+    ]
+    # The report tool merges and regenerates from the JSON alone.
+    os.remove(tmp_path / RESULTS_FILE)
+    os.remove(tmp_path / 'robustness.md')
+    proc = subprocess.run(
+        [sys.executable, 'tools/robustness_report.py', '--merge',
+         str(tmp_path)], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _numbers(load_results(str(tmp_path / RESULTS_FILE))) == \
+        _numbers(expected)
+    assert (tmp_path / 'robustness.md').exists()
+
+
+def _one_line_error(proc, expect):
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert lines and lines[-1].startswith('error: '), proc.stderr[-2000:]
+    assert 'Traceback' not in proc.stderr
+    assert expect in lines[-1], lines[-1]
+
+
+@pytest.mark.parametrize('extra,expect', [
+    (['--corruptions', 'gausian_noise'],
+     "unknown corruption 'gausian_noise'; valid: all, benchmark"),
+    (['--severities', '7'], 'severity 7 is out of range; valid: 0, 1'),
+    (['--shard', '3/2'], '--shard 3/2: need 1 <= I <= N'),
+    (['--backend', 'gpu'], "invalid choice: 'gpu'"),
+])
+def test_bad_arguments(demo_checkpoint, tmp_path, extra, expect):
+    config, ckpt = demo_checkpoint
+    proc = subprocess.run(
+        [sys.executable, 'tools/test_robust.py', config, ckpt, '--work-dir',
+         str(tmp_path / 'w'), *extra], cwd=REPO, capture_output=True,
+        text=True)
+    _one_line_error(proc, expect)
+    assert not (tmp_path / 'w').exists()
+
+
+def test_results_of_another_run_are_refused(single_run, demo_checkpoint):
+    work, _, _ = single_run
+    config, ckpt = demo_checkpoint
+    before = (work / RESULTS_FILE).read_bytes()
+    proc = _run(config, ckpt, work, '--seed', '1')
+    _one_line_error(proc, 'holds results of another run (seed: 0 there, 1 '
+                    'now); pass --overwrite')
+    assert (work / RESULTS_FILE).read_bytes() == before
+
+
+def _config_with(demo_checkpoint, tmp_path, **dataset):
+    from mmengine.config import Config
+    config, _ = demo_checkpoint
+    cfg = Config.fromfile(config)
+    cfg.test_dataloader.dataset.update(dataset)
+    path = str(tmp_path / 'variant.py')
+    cfg.dump(path)
+    return path
+
+
+def test_dataset_without_images(demo_checkpoint, demo_dir, tmp_path):
+    ann = json.load(open(f'{demo_dir}/coco/annotations/'
+                         'instances_val2017.json'))
+    ann['images'], ann['annotations'] = [], []
+    empty = tmp_path / 'empty.json'
+    empty.write_text(json.dumps(ann))
+    config = _config_with(demo_checkpoint, tmp_path, ann_file=str(empty))
+    proc = _run(config, demo_checkpoint[1], tmp_path / 'w')
+    _one_line_error(proc, 'has no images')
+    assert not (tmp_path / 'w' / RESULTS_FILE).exists()
+
+
+def test_truncated_image_fails_or_is_skipped(demo_checkpoint, demo_dir,
+                                             tmp_path):
+    import shutil
+    images = tmp_path / 'val2017'
+    shutil.copytree(f'{demo_dir}/coco/val2017', images)
+    victim = sorted(os.listdir(images))[1]
+    data = (images / victim).read_bytes()
+    (images / victim).write_bytes(data[:len(data) // 2])
+    config = _config_with(
+        demo_checkpoint, tmp_path, data_prefix=dict(img=str(images) + '/'))
+    proc = _run(config, demo_checkpoint[1], tmp_path / 'w')
+    _one_line_error(proc, f'unreadable image {images / victim}')
+    assert not (tmp_path / 'w' / RESULTS_FILE).exists()
+
+    proc = _run(config, demo_checkpoint[1], tmp_path / 'w',
+                '--skip-bad-images')
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = load_results(str(tmp_path / 'w' / RESULTS_FILE))
+    assert results['skipped_images'] == [str(images / victim)]
+    assert len(results['seconds']) == NUM_CELLS

@@ -1,0 +1,54 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Regenerate the reports of a robustness run from its JSON, or merge the
+shards of a sharded run::
+
+    python tools/robustness_report.py WORK_DIR/robustness.json
+    python tools/robustness_report.py --merge WORK_DIR
+"""
+import os.path as osp
+
+from robustdet.utils.cli import ArgumentParser, cli_entry
+from robustdet.utils.errors import RobustDetError
+
+
+def parse_args(argv=None):
+    parser = ArgumentParser(
+        description='Write Markdown/CSV/plots of a robustness results file')
+    parser.add_argument(
+        'path',
+        help='a robustness.json, or with --merge the work dir of a sharded '
+        'run')
+    parser.add_argument(
+        '--merge',
+        action='store_true',
+        help='merge WORK_DIR/shards/*.json into WORK_DIR/robustness.json '
+        'first')
+    parser.add_argument(
+        '--out-dir', help='where to write the reports (default: next to '
+        'the JSON)')
+    return parser.parse_args(argv)
+
+
+@cli_entry
+def main():
+    args = parse_args()
+    from robustdet.apis import load_results, merge_shards
+    from robustdet.reports import summary_text, write_reports
+    if args.merge:
+        if not osp.isdir(args.path):
+            raise RobustDetError(
+                f'--merge needs the work dir of a sharded run, got '
+                f'{args.path}')
+        results = merge_shards(args.path)
+        json_dir = args.path
+    else:
+        results = load_results(args.path)
+        json_dir = osp.dirname(osp.abspath(args.path))
+    paths = write_reports(results, args.out_dir or json_dir)
+    print(summary_text(results))
+    for p in paths:
+        print(p)
+
+
+if __name__ == '__main__':
+    main()
