@@ -1,0 +1,206 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Write -C copies of an image tree to disk, for use outside mmdet.
+
+``OUT_DIR/<corruption>/<severity>/<path relative to SRC_DIR>``: the tree
+is mirrored, each image corrupted with the seed ``test_robust.py`` would
+use for it when the dataset's ``data_root`` is ``identity_root`` (default:
+``SRC_DIR``). Finished images are skipped, so an interrupted run resumes;
+each file is written atomically; the source tree is never written to.
+"""
+import os
+import os.path as osp
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+import cv2
+import numpy as np
+
+from ..corruptions import check_severity, corrupt, get_corruption
+from ..utils.errors import RobustDetError
+from ..utils.io import write_bytes_atomic
+from ..utils.seeding import derive_seed
+from .bad_images import check_image
+
+IMAGE_EXTS = ('.jpg', '.jpeg', '.png', '.bmp', '.ppm', '.tif', '.tiff',
+              '.webp')
+# JPEG written at quality 100 without chroma subsampling: as close to the
+# corrupted pixels as JPEG gets while keeping the file names (annotations
+# still match). --lossless writes PNG instead.
+_JPEG_PARAMS = [
+    int(cv2.IMWRITE_JPEG_QUALITY), 100,
+    int(cv2.IMWRITE_JPEG_SAMPLING_FACTOR),
+    int(cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444)
+]
+
+
+def list_images(src_dir: str) -> List[str]:
+    """Image paths under ``src_dir``, relative, sorted, '/' separated."""
+    found = []
+    for root, dirs, files in os.walk(src_dir):
+        dirs.sort()
+        for name in sorted(files):
+            if name.lower().endswith(IMAGE_EXTS):
+                rel = osp.relpath(osp.join(root, name), src_dir)
+                found.append(rel.replace(os.sep, '/'))
+    return found
+
+
+def check_dirs(src_dir: str, out_dir: str) -> None:
+    """Refuse a missing source or an output inside the source tree."""
+    if not osp.isdir(src_dir):
+        raise RobustDetError(f'source directory not found: {src_dir}')
+    src = osp.realpath(src_dir)
+    out = osp.realpath(out_dir)
+    if out == src or out.startswith(src + os.sep):
+        raise RobustDetError(
+            f'output {out_dir} is inside the source tree {src_dir}; '
+            'robustdet never writes into a source dataset, choose another '
+            '--out-dir')
+
+
+def output_path(out_dir: str, rel: str, name: str, severity: int,
+                lossless: bool) -> str:
+    """Where the corrupted copy of ``rel`` goes."""
+    if lossless:
+        rel = osp.splitext(rel)[0] + '.png'
+    return osp.join(out_dir, name, str(severity), rel)
+
+
+def plan(src_dir: str, out_dir: str, names: Sequence[str],
+         severities: Sequence[int], lossless: bool) -> Iterator[Tuple]:
+    """The (rel, name, severity, out_path) jobs still to do."""
+    for rel in list_images(src_dir):
+        for name in names:
+            for sev in severities:
+                out = output_path(out_dir, rel, name, sev, lossless)
+                if not osp.exists(out):
+                    yield rel, name, sev, out
+
+
+def corrupt_file(src_dir: str, rel: str, jobs: Sequence[Tuple[str, int,
+                                                             str]],
+                 seed: int, identity_prefix: str, backend: str,
+                 channel_order: str) -> Optional[str]:
+    """Read one image once and write all its corrupted copies.
+
+    Args:
+        src_dir (str): Source root.
+        rel (str): Image path relative to ``src_dir``.
+        jobs (Sequence[tuple]): ``(corruption, severity, out_path)``.
+        seed (int): Run seed.
+        identity_prefix (str): Prefix of ``rel`` in the image identity
+            (the path of ``src_dir`` relative to the identity root).
+        backend (str): Corruption backend.
+        channel_order (str): ``'rgb'`` or ``'bgr'``.
+
+    Returns:
+        str, optional: Why the image was skipped, or None.
+    """
+    path = osp.join(src_dir, rel)
+    reason = check_image(path)
+    if reason:
+        return reason
+    bgr = cv2.imread(path, cv2.IMREAD_COLOR)
+    rgb = np.ascontiguousarray(bgr[..., ::-1])
+    identity = identity_prefix + rel
+    for name, sev, out in jobs:
+        img = corrupt(rgb, name, sev, seed=derive_seed(
+            seed, identity, name, sev), backend=backend,
+                      channel_order=channel_order)
+        ext = osp.splitext(out)[1].lower()
+        params = _JPEG_PARAMS if ext in ('.jpg', '.jpeg') else []
+        ok, buf = cv2.imencode(ext, np.ascontiguousarray(img[..., ::-1]),
+                               params)
+        if not ok:
+            raise RobustDetError(f'cannot encode {out}')
+        write_bytes_atomic(buf.tobytes(), out)
+    return None
+
+
+def corrupt_tree(src_dir: str,
+                 out_dir: str,
+                 names: Sequence[str],
+                 severities: Sequence[int],
+                 seed: int = 0,
+                 identity_root: Optional[str] = None,
+                 backend: str = 'reference',
+                 channel_order: str = 'rgb',
+                 lossless: bool = False,
+                 workers: int = 0,
+                 skip_bad_images: bool = False,
+                 progress: bool = True) -> Dict[str, object]:
+    """Write the -C copies of every image under ``src_dir``.
+
+    Args:
+        src_dir (str): Source image tree.
+        out_dir (str): Output root (not inside ``src_dir``).
+        names (Sequence[str]): Corruptions.
+        severities (Sequence[int]): Severities 1-5.
+        seed (int): Run seed.
+        identity_root (str, optional): The dataset ``data_root`` whose
+            ``test_robust.py`` seeds to reproduce; default ``src_dir``.
+        backend (str): Corruption backend.
+        channel_order (str): ``'rgb'`` or ``'bgr'``.
+        lossless (bool): Write PNG (renames ``.jpg`` files) instead of
+            keeping file names with quality-100 JPEG.
+        workers (int): Processes (0 = this process).
+        skip_bad_images (bool): Skip unreadable images (listed in the
+            return value) instead of stopping.
+        progress (bool): Show a progress bar.
+
+    Returns:
+        dict: ``written`` (number of files) and ``skipped`` (list of
+        ``(path, reason)``).
+    """
+    for name in names:
+        get_corruption(name)
+    for sev in severities:
+        check_severity(sev)
+    check_dirs(src_dir, out_dir)
+    root = identity_root if identity_root is not None else src_dir
+    prefix = osp.relpath(osp.abspath(src_dir), osp.abspath(root))
+    if prefix.startswith(osp.pardir):
+        raise RobustDetError(
+            f'--identity-root {identity_root} must contain {src_dir}')
+    prefix = '' if prefix == '.' else prefix.replace(os.sep, '/') + '/'
+    if not list_images(src_dir):
+        raise RobustDetError(f'no images ({", ".join(IMAGE_EXTS)}) under '
+                             f'{src_dir}')
+    by_image: Dict[str, List[Tuple[str, int, str]]] = {}
+    for rel, name, sev, out in plan(src_dir, out_dir, names, severities,
+                                    lossless):
+        by_image.setdefault(rel, []).append((name, sev, out))
+    args = [(src_dir, rel, jobs, seed, prefix, backend, channel_order)
+            for rel, jobs in by_image.items()]
+    skipped = []
+    written = 0
+    from tqdm import tqdm
+    bar = tqdm(total=len(args), unit='img', disable=not progress,
+               desc='corrupting')
+    if workers > 0:
+        import multiprocessing
+        pool = multiprocessing.get_context('spawn').Pool(workers)
+        outcomes = pool.imap(_star_corrupt_file, args)
+    else:
+        pool = None
+        outcomes = map(_star_corrupt_file, args)
+    try:
+        for arg, reason in zip(args, outcomes):
+            bar.update(1)
+            if reason:
+                path = osp.join(src_dir, arg[1])
+                if not skip_bad_images:
+                    raise RobustDetError(
+                        f'unreadable image {path} ({reason}); pass '
+                        '--skip-bad-images to skip and list it')
+                skipped.append((path, reason))
+            else:
+                written += len(arg[2])
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+    return dict(written=written, skipped=skipped)
+
+
+def _star_corrupt_file(args):
+    return corrupt_file(*args)
