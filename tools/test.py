@@ -40,11 +40,8 @@ def parse_args(argv=None):
 @cli_entry
 def main():
     args = parse_args()
-    from mmengine.runner import Runner
-
-    from robustdet.utils import (load_checkpoint_file,
-                                 load_checkpoint_to_runner,
-                                 register_all_modules)
+    from robustdet.apis.testing import build_test_runner
+    from robustdet.utils import load_checkpoint_file, register_all_modules
     from robustdet.utils.io import dump_json_atomic
     register_all_modules()
     cfg = load_config(
@@ -53,13 +50,11 @@ def main():
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
     # Read the checkpoint before building anything expensive.
     ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
-    cfg.launcher = args.launcher
-    cfg.load_from = None
-    cfg.work_dir = args.work_dir or cfg.get('work_dir') or osp.join(
+    work_dir = args.work_dir or cfg.get('work_dir') or osp.join(
         'work_dirs',
         osp.splitext(osp.basename(args.config))[0])
-    runner = Runner.from_cfg(cfg)
-    load_checkpoint_to_runner(runner, args.checkpoint, checkpoint=ckpt)
+    runner = build_test_runner(cfg, args.checkpoint, work_dir,
+                               args.launcher, loaded=ckpt)
     metrics = runner.test()
     print(json.dumps(metrics, indent=2, sort_keys=True))
     if args.out:

@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 
 from ..corruptions import CLEAN_SEVERITY, SEVERITIES
 from ..datasets import CorruptedDataset
-from ..utils.checkpoint import load_checkpoint_file, load_checkpoint_to_runner
+from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from .bad_images import find_bad_images
 from .progress import GridProgressHook
@@ -24,6 +24,7 @@ from .results import (Cell, cell_key, check_same_run, config_fingerprint,
                       grid_cells, has_cell, load_results, new_results,
                       record_cell, results_path, save_results, sha256_file,
                       shard_cells)
+from .testing import build_test_runner
 
 
 @dataclass
@@ -130,21 +131,6 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     return existing
 
 
-def _build_runner(cfg: Any, job: RobustnessJob):
-    from mmengine.runner import Runner
-    cfg = copy.deepcopy(cfg)
-    cfg.work_dir = job.work_dir
-    cfg.launcher = job.launcher
-    cfg.load_from = None
-    cfg.resume = False
-    # Only testing: do not build training or validation parts.
-    for key in ('train_dataloader', 'train_cfg', 'optim_wrapper',
-                'val_dataloader', 'val_cfg', 'val_evaluator'):
-        cfg[key] = None
-    cfg.param_scheduler = None
-    return Runner.from_cfg(cfg)
-
-
 def _check_dataset(cfg: Any, job: RobustnessJob,
                    results: Dict[str, Any]) -> Dict[str, Any]:
     """Build the test dataset once: it must have images, and they must be
@@ -239,8 +225,8 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_results(job, cfg)
     dl_cfg = _check_dataset(cfg, job, results)
-    runner = _build_runner(cfg, job)
-    load_checkpoint_to_runner(runner, job.checkpoint, checkpoint=ckpt)
+    runner = build_test_runner(cfg, job.checkpoint, job.work_dir,
+                               job.launcher, loaded=ckpt)
     del ckpt
 
     todo = [c for c in job.cells() if not has_cell(results, c)]
