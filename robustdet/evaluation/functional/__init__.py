@@ -1,4 +1,11 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+from .pmk import (PmkData, clopper_pearson, error_vs_offset, frame_predictions,
+                  load_labels, load_pmk_data, per_image_ap, pmk_classification,
+                  pmk_map)
 from .robustness import grid_coverage, robustness_summary
 
-__all__ = ['grid_coverage', 'robustness_summary']
+__all__ = [
+    'PmkData', 'clopper_pearson', 'error_vs_offset', 'frame_predictions',
+    'grid_coverage', 'load_labels', 'load_pmk_data', 'per_image_ap',
+    'pmk_classification', 'pmk_map', 'robustness_summary'
+]

@@ -1,0 +1,244 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The pm-k report: one JSON (written first, atomically), then Markdown and
+a plot derived from it. Shared by ``tools/eval_pmk.py`` (offline, from a
+results file) and :class:`robustdet.evaluation.PMKMetric` (through
+``tools/test_pmk.py`` or mmdet's ``tools/test.py``)."""
+import io
+import math
+import os.path as osp
+
+import numpy as np
+
+from ..evaluation.functional.pmk import (error_vs_offset, pmk_classification,
+                                         pmk_map)
+from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+
+
+def _num(value):
+    """A float for JSON: None for NaN."""
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _by_k(values):
+    return {str(k): _num(v) for k, v in values.items()}
+
+
+def pmk_report(data,
+               ks=range(11),
+               judge='frame',
+               labels=None,
+               vid_iou=False,
+               class_agnostic=False,
+               sources=None):
+    """Compute everything and return the report as JSON-able data (the
+    Markdown and the plot derive from it alone).
+
+    Args:
+        data (PmkData): The inputs.
+        ks (Iterable[int]): The ks (0 is always included).
+        judge (str): Classification judging, ``'frame'`` or ``'anchor'``.
+        labels (Mapping, optional): Explicit frame labels
+            ``{frame_key: [category id, ...]}``; default: the ground truth
+            categories.
+        vid_iou (bool): ImageNet VID's IoU threshold for small boxes.
+        class_agnostic (bool): Headline ``map`` without classes (the
+            ``localization`` entry is always there).
+        sources (dict, optional): Input paths to record.
+
+    Returns:
+        dict: The report (k keys are strings, NaN is None).
+    """
+    main = pmk_map(data, ks, class_agnostic=class_agnostic, vid_iou=vid_iou)
+    loc = main if class_agnostic else pmk_map(
+        data, ks, class_agnostic=True, vid_iou=vid_iou)
+    cls = pmk_classification(data, ks, judge=judge, labels=labels)
+    err_det = error_vs_offset(data, 'detection', frame_ap=main['frame_ap'])
+    err_cls = error_vs_offset(
+        data, 'classification', judge=judge, labels=labels)
+
+    keys = data.frame_keys
+    anchor_keys = data.anchor_keys
+
+    def worst(result):
+        return {
+            str(k): {
+                anchor_keys[a]: keys[f]
+                for a, f in enumerate(frames) if f >= 0
+            }
+            for k, frames in result['worst_frames'].items()
+        }
+
+    det_rows = {r['offset']: r for r in err_det}
+    cls_rows = {r['offset']: r for r in err_cls}
+    offsets = sorted(set(det_rows) | set(cls_rows))
+
+    def row(rows, d):
+        r = rows.get(d, dict(n=0, worse=0, fraction=float('nan')))
+        return dict(n=r['n'], worse=r['worse'], fraction=_num(r['fraction']))
+
+    skipped = [anchor_keys[a] for a in main['skipped_anchors']]
+    num_preds = data.info.get('num_predictions', len(data.det_scores))
+    return dict(
+        sources=dict(sources or {}),
+        k=max(main['ks']),
+        class_agnostic=bool(class_agnostic),
+        vid_iou=bool(vid_iou),
+        iou_thr=0.5,
+        counts=dict(
+            anchors=data.num_anchors,
+            evaluated_anchors=data.num_anchors - len(skipped),
+            skipped_anchors=len(skipped),
+            frames=data.num_frames,
+            neighbours=len(data.nb_frames),
+            candidate_frames=int((~np.isnan(main['frame_ap'])).sum()),
+            predictions=num_preds,
+            predictions_outside_sets=data.info.get(
+                'predictions_outside_sets', 0)),
+        empty_predictions=num_preds == 0,
+        skipped_anchors=skipped,
+        map=_by_k(main['map']),
+        delta=_by_k(main['delta']),
+        num_worst_frames={str(k): v
+                          for k, v in main['num_worst_frames'].items()},
+        worst_frames=worst(main),
+        localization=dict(
+            map=_by_k(loc['map']),
+            delta=_by_k(loc['delta']),
+            worst_frames=worst(loc)),
+        classification=dict(
+            judge=cls['judge'],
+            labels='explicit' if labels is not None else 'ground truth',
+            skipped_anchors=[anchor_keys[a] for a in cls['skipped_anchors']],
+            accuracy={
+                str(k): {n: _num(v)
+                         for n, v in r.items()}
+                for k, r in cls['accuracy'].items()
+            },
+            delta=_by_k(cls['delta'])),
+        error_vs_offset=[
+            dict(
+                offset=d,
+                detection=row(det_rows, d),
+                classification=row(cls_rows, d)) for d in offsets
+        ])
+
+
+def write_pmk_reports(report, out):
+    """Write the report JSON (atomically), then Markdown and PNG next to it.
+
+    Args:
+        report (dict): From :func:`pmk_report`.
+        out (str): The JSON path, or a directory (then ``pmk.json`` in it).
+
+    Returns:
+        list[str]: The JSON, Markdown and PNG paths.
+    """
+    path = out if out.endswith('.json') else osp.join(out, 'pmk.json')
+    stem = osp.splitext(path)[0]
+    dump_json_atomic(report, path)
+    write_text_atomic(report_markdown(report), stem + '.md')
+    write_bytes_atomic(plot_report(report), stem + '.png')
+    return [path, stem + '.md', stem + '.png']
+
+
+def _fmt(value, digits=4):
+    return '-' if value is None else f'{value:.{digits}f}'
+
+
+def summary_lines(report):
+    """Per-k table lines (stdout and Markdown share them)."""
+    lines = ['| k | mAP50 | Δ | loc. mAP50 | loc. Δ | accuracy [95% CI] |',
+             '|---|---|---|---|---|---|']
+    acc = report['classification']['accuracy']
+    for k in sorted(report['map'], key=int):
+        a = acc[k]
+        lines.append(
+            f'| {k} | {_fmt(report["map"][k])} | {_fmt(report["delta"][k])} '
+            f'| {_fmt(report["localization"]["map"][k])} '
+            f'| {_fmt(report["localization"]["delta"][k])} '
+            f'| {_fmt(a["acc"])} [{_fmt(a["low"])}, {_fmt(a["high"])}] |')
+    return lines
+
+
+def report_markdown(report):
+    """Markdown summary of a report."""
+    c = report['counts']
+    src = '; '.join(f'{k}: `{v}`' for k, v in report['sources'].items()
+                    if v is not None)
+    lines = [
+        '# pm-k report', '',
+        f'- inputs: {src or "-"}',
+        f'- {c["anchors"]} anchors ({c["skipped_anchors"]} skipped: no '
+        f'non-crowd ground truth), {c["frames"]} frames, '
+        f'{c["neighbours"]} neighbours, {c["predictions"]} predictions',
+        f'- AP at IoU 0.5 (COCOeval, 101 points, maxDets 100)'
+        f'{", ImageNet VID small-box IoU" if report["vid_iou"] else ""}; '
+        f'headline mAP is '
+        f'{"class-agnostic" if report["class_agnostic"] else "per class"}; '
+        f'classification judged per {report["classification"]["judge"]} '
+        f'with {report["classification"]["labels"]} labels',
+    ]
+    if report['empty_predictions']:
+        lines.append('- **empty predictions**: every frame has AP 0')
+    lines += ['', '## pm-k', ''] + summary_lines(report)
+    lines += [
+        '', '## Error vs offset', '',
+        'Detection: neighbours with a lower per-image AP than their anchor. '
+        'Classification: wrong neighbours of correct anchors.', '',
+        '| offset | det. worse / n | fraction | cls. worse / n | fraction |',
+        '|---|---|---|---|---|'
+    ]
+    for r in report['error_vs_offset']:
+        d, c = r['detection'], r['classification']
+        lines.append(f'| {r["offset"]} | {d["worse"]} / {d["n"]} '
+                     f'| {_fmt(d["fraction"], 3)} | {c["worse"]} / {c["n"]} '
+                     f'| {_fmt(c["fraction"], 3)} |')
+    if report['skipped_anchors']:
+        lines += ['', '## Skipped anchors', '']
+        lines += [f'- `{k}`' for k in report['skipped_anchors']]
+    return '\n'.join(lines) + '\n'
+
+
+def plot_report(report):
+    """PNG bytes: pm-k curves and error vs offset."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    ks = sorted(report['map'], key=int)
+    x = [int(k) for k in ks]
+
+    def series(values):
+        return [float('nan') if values[k] is None else values[k] for k in ks]
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    ax1.plot(x, series(report['map']), 'o-', label='mAP50')
+    ax1.plot(x, series(report['localization']['map']), 's-',
+             label='class-agnostic mAP50')
+    acc = report['classification']['accuracy']
+    ax1.plot(x, [acc[k]['acc'] for k in ks], '^-', label='accuracy')
+    ax1.fill_between(x, [acc[k]['low'] for k in ks],
+                     [acc[k]['high'] for k in ks], alpha=0.2, color='C2')
+    ax1.set_xlabel('k')
+    ax1.set_ylabel('pm-k')
+    ax1.set_title('worst frame within |offset| <= k')
+    ax1.legend()
+    ax1.grid(alpha=0.3)
+    rows = report['error_vs_offset']
+    offsets = [r['offset'] for r in rows]
+    for name, marker in (('detection', 'o'), ('classification', '^')):
+        ax2.plot(offsets, [
+            float('nan') if r[name]['fraction'] is None else
+            r[name]['fraction'] for r in rows
+        ], marker + '-', label=name)
+    ax2.set_xlabel('offset (frames)')
+    ax2.set_ylabel('fraction of neighbours worse than anchor')
+    ax2.set_title('error vs offset')
+    ax2.legend()
+    ax2.grid(alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format='png', dpi=100)
+    plt.close(fig)
+    return buf.getvalue()
