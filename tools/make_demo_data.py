@@ -7,9 +7,10 @@ Example:
         --layouts coco voc cityscapes
 """
 import argparse
-import sys
+import os.path as osp
 
 from robustdet.demo import LAYOUTS, generate_demo_data
+from robustdet.utils.cli import ArgumentParser, cli_entry
 
 
 def parse_args() -> argparse.Namespace:
@@ -18,7 +19,7 @@ def parse_args() -> argparse.Namespace:
     Returns:
         argparse.Namespace: The parsed arguments.
     """
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description='Generate the seeded synthetic demo detection dataset '
         '(discs, squares, triangles) in COCO, PASCAL VOC and Cityscapes '
         'layouts. A second run with the same arguments does nothing.')
@@ -47,34 +48,38 @@ def parse_args() -> argparse.Namespace:
         action='store_true',
         help='regenerate a previous demo output even if it is complete or '
         'was made with other parameters')
+    parser.add_argument(
+        '--video',
+        action='store_true',
+        help='also write the synthetic video neighbour sets (pm-k demo) '
+        'to OUT_DIR/vid')
     return parser.parse_args()
 
 
-def main() -> int:
-    """Generate the dataset and print where it was written.
-
-    Returns:
-        int: Exit code.
-    """
+@cli_entry
+def main() -> None:
+    """Generate the dataset and print where it was written."""
     args = parse_args()
-    try:
-        paths = generate_demo_data(
-            args.out_dir,
+    paths = generate_demo_data(
+        args.out_dir,
+        seed=args.seed,
+        num_train=args.num_train,
+        num_val=args.num_val,
+        size=tuple(args.size),
+        layouts=args.layouts,
+        overwrite=args.overwrite,
+        verbose=True)
+    if args.video:
+        from robustdet.demo.video import generate_video_demo
+        video = generate_video_demo(
+            osp.join(args.out_dir, 'vid'),
             seed=args.seed,
-            num_train=args.num_train,
-            num_val=args.num_val,
-            size=tuple(args.size),
-            layouts=args.layouts,
-            overwrite=args.overwrite,
-            verbose=True)
-    except ValueError as e:
-        print(f'error: {e}', file=sys.stderr)
-        return 2
+            size=tuple(args.size))
+        paths.update({f'video_{k}': v for k, v in video.items()})
     width = max(len(k) for k in paths)
     for key, path in paths.items():
         print(f'{key:<{width}}  {path}')
-    return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    main()

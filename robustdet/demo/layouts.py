@@ -30,6 +30,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
+from ..utils.errors import RobustDetError
 from .scene import (DEMO_CLASSES, Scene, background_horizon, render_scene,
                     sample_scene, scene_annotations)
 
@@ -217,7 +218,7 @@ def _write_bytes(path: str, data: bytes) -> None:
         f.write(data)
 
 
-def _encode(img_rgb: np.ndarray, ext: str) -> bytes:
+def encode_image(img_rgb: np.ndarray, ext: str) -> bytes:
     """Encode an RGB image with fixed parameters.
 
     Args:
@@ -495,17 +496,18 @@ def _check_args(seed: int, num_train: int, num_val: int,
     layouts = tuple(layouts)
     unknown = sorted(set(layouts) - set(LAYOUTS))
     if unknown or not layouts:
-        raise ValueError(f'layouts must be a non-empty subset of {LAYOUTS}, '
-                         f'got {layouts}')
+        raise RobustDetError(
+            f'layouts must be a non-empty subset of {LAYOUTS}, got {layouts}')
     for name, num in (('num_train', num_train), ('num_val', num_val)):
         if int(num) != num or not 1 <= num <= _MAX_IMAGES:
-            raise ValueError(
+            raise RobustDetError(
                 f'{name} must be an integer in [1, {_MAX_IMAGES}], got {num}')
     if int(seed) != seed or seed < 0:
-        raise ValueError(f'seed must be a non-negative integer, got {seed}')
+        raise RobustDetError(
+            f'seed must be a non-negative integer, got {seed}')
     if len(size) != 2 or any(int(s) != s or s < 16 for s in size):
-        raise ValueError('size must be (width, height) with integers >= 16, '
-                         f'got {size}')
+        raise RobustDetError(
+            f'size must be (width, height) with integers >= 16, got {size}')
     params = dict(
         seed=int(seed),
         num_train=int(num_train),
@@ -531,13 +533,13 @@ def _plan(out_dir: str, params: Dict, layouts: Tuple[str, ...],
     if not osp.exists(out_dir):
         return list(layouts), []
     if not osp.isdir(out_dir):
-        raise ValueError(f'output path {out_dir} exists and is not a '
+        raise RobustDetError(f'output path {out_dir} exists and is not a '
                          'directory')
     if not os.listdir(out_dir):
         return list(layouts), []
     meta = _read_meta(out_dir)
     if meta is None:
-        raise ValueError(
+        raise RobustDetError(
             f'refusing to write demo data into {out_dir}: it is not empty '
             f'and has no valid {META_FILE} from a previous run; use an empty '
             'or new directory')
@@ -548,7 +550,7 @@ def _plan(out_dir: str, params: Dict, layouts: Tuple[str, ...],
     ]
     if diffs:
         if not overwrite:
-            raise ValueError(
+            raise RobustDetError(
                 f'{out_dir} holds demo data generated with other parameters: '
                 f'{", ".join(diffs)}; use overwrite=True (--overwrite) to '
                 'regenerate it')
@@ -671,7 +673,7 @@ def _write_layouts(staging: Dict[str, str], params: Dict, verbose: bool,
             stem = image_stem(split, i)
             stems.append(stem)
             if coco or voc:
-                jpg = _encode(img, '.jpg')
+                jpg = encode_image(img, '.jpg')
             if coco:
                 _write_bytes(
                     osp.join(coco, _COCO_SPLIT_DIRS[split], f'{stem}.jpg'),
@@ -709,7 +711,8 @@ def _write_layouts(staging: Dict[str, str], params: Dict, verbose: bool,
                 c = cstem.split('_')[0]
                 _write_bytes(
                     osp.join(city, 'leftImg8bit', split, c,
-                             f'{cstem}_leftImg8bit.png'), _encode(img, '.png'))
+                             f'{cstem}_leftImg8bit.png'),
+                    encode_image(img, '.png'))
                 json_file = osp.join(city, 'gtFine', split, c,
                                      f'{cstem}_gtFine_polygons.json')
                 _dump_json(_cityscapes_polygons(scene, anns), json_file)

@@ -1,0 +1,89 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""tools/test_pmk.py and PMKMetric through mmdet's own tools/test.py, on
+the small synthetic video neighbour sets."""
+import json
+import os.path as osp
+import subprocess
+import sys
+
+import mmdet
+import pytest
+import torch
+from mmengine.config import Config
+
+from robustdet.demo.video import generate_video_demo
+from tests.conftest import REPO, replace_data_root
+
+PMK_CONFIG = osp.join(REPO, 'configs', 'demo',
+                      'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py')
+
+
+@pytest.fixture(scope='module')
+def pmk_setup(demo_checkpoint, tmp_path_factory):
+    work = tmp_path_factory.mktemp('pmk')
+    video = generate_video_demo(str(work / 'vid'), num_videos=3,
+                                num_frames=9, size=(128, 96), k=3)
+    cfg = replace_data_root(Config.fromfile(PMK_CONFIG), video['root'],
+                            old_root='data/demo/vid/')
+    cfg.test_dataloader.num_workers = 0
+    cfg.test_dataloader.persistent_workers = False
+    cfg.val_dataloader = cfg.test_dataloader
+    config = str(work / 'pmk_config.py')
+    cfg.dump(config)
+    return config, demo_checkpoint[1], work
+
+
+def test_test_pmk_end_to_end(pmk_setup):
+    config, ckpt, work = pmk_setup
+    out = work / 'out'
+    proc = subprocess.run(
+        [sys.executable, 'tools/test_pmk.py', config, ckpt, '--k', '3',
+         '--work-dir', str(out)], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads((out / 'pmk.json').read_text())
+    assert sorted(report['map'], key=int) == ['0', '1', '2', '3']
+    assert report['counts']['anchors'] == 3
+    assert set(report['worst_frames']['3']) == set(
+        json.load(open(work / 'vid' / 'metadata' / 'pmsets.json')))
+    for k in ('1', '2', '3'):
+        assert report['delta'][k] == pytest.approx(report['map']['0'] -
+                                                   report['map'][k])
+        # Each anchor's worst frame is a member of its own set.
+        for anchor, frame in report['worst_frames'][k].items():
+            assert osp.dirname(frame) == osp.dirname(anchor)
+            assert abs(int(frame[-11:-5]) - int(anchor[-11:-5])) <= int(k)
+    assert 'classification' in report and 'localization' in report
+    assert (out / 'pmk.md').exists() and (out / 'pmk.png').exists()
+    assert '| k | mAP50' in proc.stdout
+
+
+def test_metric_through_mmdet_tools_test(pmk_setup, tmp_path):
+    """The plain mmdet path: its own tools/test.py with the config's
+    PMKMetric. mmdet's loader uses torch's weights-only default, so the
+    checkpoint holds only tensors here."""
+    config, ckpt, _ = pmk_setup
+    from robustdet.utils import load_checkpoint_file
+    plain = str(tmp_path / 'plain.pth')
+    torch.save({'state_dict': load_checkpoint_file(ckpt)['state_dict']},
+               plain)
+    mim = osp.join(osp.dirname(mmdet.__file__), '.mim')
+    proc = subprocess.run(
+        [sys.executable, osp.join(mim, 'tools', 'test.py'), config, plain,
+         '--work-dir', str(tmp_path / 'w')], cwd=REPO, capture_output=True,
+        text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout + proc.stderr
+    assert 'pmk/mAP_k0' in out and 'pmk/acc_k10' in out
+
+
+def test_test_pmk_needs_neighbour_sets(tmp_path):
+    config = osp.join(REPO, 'configs', 'demo',
+                      'faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py')
+    ckpt = tmp_path / 'c.pth'
+    torch.save({'state_dict': {}}, str(ckpt))
+    proc = subprocess.run(
+        [sys.executable, 'tools/test_pmk.py', config, str(ckpt)], cwd=REPO,
+        capture_output=True, text=True)
+    assert proc.returncode == 2
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith('error:') and 'NeighborSetDataset' in last

@@ -1,0 +1,99 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""pm-k of a detector on video-frame neighbour sets (Shankar et al. 2019)::
+
+    python tools/test_pmk.py CONFIG CHECKPOINT [--k 10] [--judge frame]
+
+The config's test set must be a ``NeighborSetDataset`` (e.g.
+configs/_base_/datasets/imagenet_vid_robust.py). Runs the detector on every
+frame of every set and writes ``WORK_DIR/pmk.json`` (per-k pm-k mAP, the
+worst frame of every anchor, localization and classification numbers,
+error vs offset), then ``pmk.md`` and ``pmk.png``. The same metric works
+with mmdet's own ``tools/test.py`` (``test_evaluator=dict(type='PMKMetric')``).
+"""
+import os.path as osp
+
+from mmengine.config import DictAction
+
+from robustdet.utils.cli import ArgumentParser, cli_entry, load_config
+from robustdet.utils.errors import RobustDetError
+
+
+def parse_args(argv=None):
+    parser = ArgumentParser(description='pm-k of a detector')
+    parser.add_argument('config', help='test config (NeighborSetDataset)')
+    parser.add_argument('checkpoint', help='checkpoint file')
+    parser.add_argument(
+        '--work-dir',
+        help='where the report goes (default: work_dirs/<config>/pmk)')
+    parser.add_argument('--k', type=int, default=10, help='largest k')
+    parser.add_argument(
+        '--judge',
+        choices=['frame', 'anchor'],
+        default='frame',
+        help='classification: each frame against its own labels (frame, '
+        "ImageNet-Vid-Robust) or the anchor's (anchor, YTBB-Robust)")
+    parser.add_argument(
+        '--vid-iou',
+        action='store_true',
+        help="ImageNet VID's lower IoU threshold for small boxes")
+    parser.add_argument(
+        '--unsafe-load',
+        action='store_true',
+        help='unpickle the checkpoint fully (weights_only=False); this can '
+        'run arbitrary code, use it only for trusted files')
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        help='override config settings, xxx=yyy format')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none',
+        help='job launcher')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    return parser.parse_args(argv)
+
+
+@cli_entry
+def main():
+    args = parse_args()
+    if args.k < 0:
+        raise RobustDetError(f'--k must be >= 0, got {args.k}')
+    from mmengine.dist import is_main_process
+
+    from robustdet.apis.testing import build_test_runner
+    from robustdet.evaluation.functional.pmk import read_json
+    from robustdet.reports.pmk import summary_lines
+    from robustdet.utils import load_checkpoint_file, register_all_modules
+    register_all_modules()
+    cfg = load_config(
+        args.config, args.cfg_options, require=('test_dataloader',
+                                                'test_cfg'))
+    dataset = cfg.test_dataloader.dataset
+    if dataset.get('type') != 'NeighborSetDataset':
+        raise RobustDetError(
+            f'{args.config}: the test dataset is {dataset.get("type")!r}; '
+            'pm-k needs a NeighborSetDataset (see '
+            'configs/_base_/datasets/imagenet_vid_robust.py)')
+    work_dir = args.work_dir or osp.join(
+        'work_dirs',
+        osp.splitext(osp.basename(args.config))[0], 'pmk')
+    cfg.test_evaluator = dict(
+        type='PMKMetric',
+        ks=list(range(args.k + 1)),
+        judge=args.judge,
+        vid_iou=args.vid_iou,
+        out_dir=work_dir)
+    ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
+    runner = build_test_runner(cfg, args.checkpoint, work_dir,
+                               args.launcher, loaded=ckpt)
+    runner.test()
+    if is_main_process():
+        report = read_json(osp.join(work_dir, 'pmk.json'), 'pm-k report')
+        print('\n'.join(summary_lines(report)))
+        print(f'report: {osp.join(work_dir, "pmk.json")} (+ .md, .png)')
+
+
+if __name__ == '__main__':
+    main()
