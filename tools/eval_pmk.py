@@ -15,7 +15,8 @@ pm-k accuracy of the detector used as a classifier and error vs offset::
 
 
 from robustdet.reports.pmk import pmk_report, summary_lines, write_pmk_reports
-from robustdet.utils.cli import ArgumentParser, check_file, cli_entry
+from robustdet.utils.cli import (ArgumentParser, add_pmk_args, check_file,
+                                 cli_entry)
 from robustdet.utils.errors import RobustDetError
 
 
@@ -48,17 +49,7 @@ def parse_args(argv=None):
         'labels.json form {frame_key: [class_idx, ...]} (index = position '
         'of the category among the annotation categories sorted by id; '
         'default: the categories of the ground truth)')
-    parser.add_argument(
-        '--judge',
-        choices=['frame', 'anchor'],
-        default='frame',
-        help='classification: judge each frame against its own labels '
-        "(frame, ImageNet-Vid-Robust) or the anchor's (anchor, YTBB-Robust)")
-    parser.add_argument(
-        '--vid-iou',
-        action='store_true',
-        help="ImageNet VID's lower IoU threshold for small ground truth "
-        'boxes: min(0.5, wh / ((w+10)(h+10))); not COCOeval then')
+    add_pmk_args(parser)
     parser.add_argument(
         '--out',
         help='report JSON path (*.json), or a directory for pmk.json; the '

@@ -6,9 +6,8 @@ out)."""
 import json
 import os.path as osp
 
-from mmengine.config import DictAction
-
-from robustdet.utils.cli import ArgumentParser, cli_entry, load_config
+from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
+                                 load_config)
 
 
 def parse_args(argv=None):
@@ -18,22 +17,7 @@ def parse_args(argv=None):
     parser.add_argument('--work-dir', help='where to save logs and metrics')
     parser.add_argument(
         '--out', help='write the metrics to this JSON file')
-    parser.add_argument(
-        '--unsafe-load',
-        action='store_true',
-        help='unpickle the checkpoint fully (weights_only=False); this can '
-        'run arbitrary code, use it only for trusted files')
-    parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=DictAction,
-        help='override config settings, xxx=yyy format')
-    parser.add_argument(
-        '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
-        default='none',
-        help='job launcher')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_runner_args(parser)
     return parser.parse_args(argv)
 
 

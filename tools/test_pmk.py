@@ -12,9 +12,8 @@ with mmdet's own ``tools/test.py`` (``test_evaluator=dict(type='PMKMetric')``).
 """
 import os.path as osp
 
-from mmengine.config import DictAction
-
-from robustdet.utils.cli import ArgumentParser, cli_entry, load_config
+from robustdet.utils.cli import (ArgumentParser, add_pmk_args, add_runner_args,
+                                 cli_entry, load_config)
 from robustdet.utils.errors import RobustDetError
 
 
@@ -26,32 +25,8 @@ def parse_args(argv=None):
         '--work-dir',
         help='where the report goes (default: work_dirs/<config>/pmk)')
     parser.add_argument('--k', type=int, default=10, help='largest k')
-    parser.add_argument(
-        '--judge',
-        choices=['frame', 'anchor'],
-        default='frame',
-        help='classification: each frame against its own labels (frame, '
-        "ImageNet-Vid-Robust) or the anchor's (anchor, YTBB-Robust)")
-    parser.add_argument(
-        '--vid-iou',
-        action='store_true',
-        help="ImageNet VID's lower IoU threshold for small boxes")
-    parser.add_argument(
-        '--unsafe-load',
-        action='store_true',
-        help='unpickle the checkpoint fully (weights_only=False); this can '
-        'run arbitrary code, use it only for trusted files')
-    parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=DictAction,
-        help='override config settings, xxx=yyy format')
-    parser.add_argument(
-        '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
-        default='none',
-        help='job launcher')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_pmk_args(parser)
+    add_runner_args(parser)
     return parser.parse_args(argv)
 
 

@@ -12,13 +12,11 @@ independent jobs writing into the same work dir.
 """
 import os.path as osp
 
-from mmengine.config import DictAction
-
 from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, SELECTIONS,
                                    SEVERITIES, check_severity,
                                    resolve_corruptions)
-from robustdet.utils.cli import (ArgumentParser, check_file, cli_entry,
-                                 load_config)
+from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
+                                 cli_entry, load_config)
 
 
 def parse_args(argv=None):
@@ -70,22 +68,7 @@ def parse_args(argv=None):
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
         'stopping')
-    parser.add_argument(
-        '--unsafe-load',
-        action='store_true',
-        help='unpickle the checkpoint fully (weights_only=False); this can '
-        'run arbitrary code, use it only for trusted files')
-    parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=DictAction,
-        help='override config settings, xxx=yyy format')
-    parser.add_argument(
-        '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
-        default='none',
-        help='job launcher')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_runner_args(parser)
     return parser.parse_args(argv)
 
 

@@ -4,9 +4,8 @@
 errors for bad input."""
 import os.path as osp
 
-from mmengine.config import DictAction
-
-from robustdet.utils.cli import ArgumentParser, cli_entry, load_config
+from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
+                                 load_config)
 
 
 def parse_args(argv=None):
@@ -17,17 +16,7 @@ def parse_args(argv=None):
         '--resume',
         action='store_true',
         help='resume from the latest checkpoint in the work dir')
-    parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=DictAction,
-        help='override config settings, xxx=yyy format')
-    parser.add_argument(
-        '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
-        default='none',
-        help='job launcher')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_runner_args(parser, checkpoint=False)
     return parser.parse_args(argv)
 
 

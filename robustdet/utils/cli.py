@@ -18,6 +18,52 @@ class ArgumentParser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def add_runner_args(parser: argparse.ArgumentParser,
+                    checkpoint: bool = True) -> None:
+    """Add the arguments every runner tool shares: ``--cfg-options``,
+    ``--launcher``, ``--local-rank`` and, for tools that read a checkpoint,
+    ``--unsafe-load``.
+
+    Args:
+        parser (argparse.ArgumentParser): The tool's parser.
+        checkpoint (bool): Whether the tool loads a checkpoint.
+    """
+    from mmengine.config import DictAction
+    if checkpoint:
+        parser.add_argument(
+            '--unsafe-load',
+            action='store_true',
+            help='unpickle the checkpoint fully (weights_only=False); this '
+            'can run arbitrary code, use it only for trusted files')
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        help='override config settings, xxx=yyy format')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none',
+        help='job launcher')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+
+
+def add_pmk_args(parser: argparse.ArgumentParser) -> None:
+    """Add the pm-k options shared by ``eval_pmk.py`` and ``test_pmk.py``:
+    ``--judge`` and ``--vid-iou``."""
+    parser.add_argument(
+        '--judge',
+        choices=['frame', 'anchor'],
+        default='frame',
+        help='classification: judge each frame against its own labels '
+        "(frame, ImageNet-Vid-Robust) or the anchor's (anchor, YTBB-Robust)")
+    parser.add_argument(
+        '--vid-iou',
+        action='store_true',
+        help="ImageNet VID's lower IoU threshold for small ground truth "
+        'boxes: min(0.5, wh / ((w+10)(h+10))); not COCOeval then')
+
+
 def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
     """Wrap a tool's ``main`` so user errors become one line on stderr.
 

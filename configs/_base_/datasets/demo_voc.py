@@ -4,47 +4,28 @@ _base_ = './demo_coco_detection.py'
 
 dataset_type = 'VOCDataset'
 data_root = 'data/demo/VOCdevkit/'
-metainfo = dict(
-    classes=('disc', 'square', 'triangle'),
-    palette=[(220, 50, 40), (40, 170, 60), (40, 80, 220)])
 backend_args = None
-train_pipeline = [
-    dict(type='LoadImageFromFile', backend_args=backend_args),
-    dict(type='LoadAnnotations', with_bbox=True),
-    dict(type='Resize', scale=(320, 240), keep_ratio=True),
-    dict(type='RandomFlip', prob=0.5),
-    dict(type='PackDetInputs')
-]
-test_pipeline = [
-    dict(type='LoadImageFromFile', backend_args=backend_args),
-    dict(type='Resize', scale=(320, 240), keep_ratio=True),
-    dict(type='LoadAnnotations', with_bbox=True),
-    dict(
-        type='PackDetInputs',
-        meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape',
-                   'scale_factor'))
-]
 train_dataloader = dict(
     dataset=dict(
         _delete_=True,
         type=dataset_type,
         data_root=data_root,
-        metainfo=metainfo,
+        metainfo={{_base_.metainfo}},
         ann_file='VOC2007/ImageSets/Main/trainval.txt',
         data_prefix=dict(sub_data_root='VOC2007/'),
         filter_cfg=dict(filter_empty_gt=True, min_size=8, bbox_min_size=8),
-        pipeline=train_pipeline,
+        pipeline={{_base_.train_pipeline}},
         backend_args=backend_args))
 val_dataloader = dict(
     dataset=dict(
         _delete_=True,
         type=dataset_type,
         data_root=data_root,
-        metainfo=metainfo,
+        metainfo={{_base_.metainfo}},
         ann_file='VOC2007/ImageSets/Main/test.txt',
         data_prefix=dict(sub_data_root='VOC2007/'),
         test_mode=True,
-        pipeline=test_pipeline,
+        pipeline={{_base_.test_pipeline}},
         backend_args=backend_args))
 test_dataloader = val_dataloader
 val_evaluator = dict(
