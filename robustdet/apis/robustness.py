@@ -9,6 +9,7 @@ at any moment resumes where it stopped and ends with the same numbers.
 """
 import copy
 import logging
+import numbers
 import os.path as osp
 import time
 from dataclasses import dataclass, field
@@ -160,22 +161,29 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         raise RobustDetError(
             f'unreadable image {path} ({reason}); {len(bad)} bad image(s) in '
             'the test set; pass --skip-bad-images to skip and record them')
+    skipped = sorted({p for p, _ in bad})
+    if results['seconds'] and results.get('skipped_images', []) != skipped:
+        raise RobustDetError(
+            f'{job.results_file} was computed with skipped images '
+            f'{results.get("skipped_images", [])} but now {skipped} would be '
+            'skipped; mixing them would compare different image sets: pass '
+            '--overwrite, or use another --work-dir')
     if bad:
         if not isinstance(dataset, BaseDataset):
             raise RobustDetError(
                 '--skip-bad-images needs an mmengine BaseDataset (it '
                 f'selects images with indices=), not {type(dataset).__name__}')
-        bad_paths = {p for p, _ in bad}
+        drop = set(skipped)
         keep = [
             i for i in range(len(dataset))
-            if dataset.get_data_info(i)['img_path'] not in bad_paths
+            if dataset.get_data_info(i)['img_path'] not in drop
         ]
         dl_cfg['dataset']['indices'] = keep
-        results['skipped_images'] = sorted(bad_paths)
+        results['skipped_images'] = skipped
         from mmengine.logging import print_log
         print_log(
             f'skipping {len(bad)} unreadable image(s), recorded in the '
-            f'results: {sorted(bad_paths)[:3]}', logger='current',
+            f'results: {skipped[:3]}', logger='current',
             level=logging.WARNING)
     return dl_cfg
 
@@ -197,7 +205,8 @@ def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
     start = time.perf_counter()
     metrics = {
         k: v
-        for k, v in loop.run().items() if isinstance(v, (int, float))
+        for k, v in loop.run().items()
+        if isinstance(v, numbers.Real) and not isinstance(v, bool)
     }
     seconds = time.perf_counter() - start
     if is_main_process():
@@ -245,7 +254,9 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     evaluator = runner.build_evaluator(cfg.test_evaluator)
     progress = GridProgressHook(todo)
     runner.register_hook(progress, priority='VERY_LOW')
+    # As Runner.build_test_loop: no type means mmengine's TestLoop.
     test_cfg = dict(cfg.test_cfg)
+    test_cfg.setdefault('type', 'TestLoop')
     runner.call_hook('before_run')
     try:
         for cell in todo:

@@ -208,3 +208,10 @@ def test_truncated_image_fails_or_is_skipped(demo_checkpoint, demo_dir,
     results = load_results(str(tmp_path / 'w' / RESULTS_FILE))
     assert results['skipped_images'] == [str(images / victim)]
     assert len(results['seconds']) == NUM_CELLS
+
+    # Repaired image: resuming would mix two image sets, so it is refused.
+    (images / victim).write_bytes(data)
+    before = (tmp_path / 'w' / RESULTS_FILE).read_bytes()
+    proc = _run(config, demo_checkpoint[1], tmp_path / 'w')
+    _one_line_error(proc, 'computed with skipped images')
+    assert (tmp_path / 'w' / RESULTS_FILE).read_bytes() == before
