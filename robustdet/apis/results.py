@@ -213,7 +213,9 @@ def record_cell(results: Dict[str, Any],
     """
     name, severity = cell
     metrics = {k: float(v) for k, v in metrics.items()}
-    if num_predictions == 0:
+    # Only when the evaluator returned nothing: in a distributed run this
+    # rank's count can be 0 while other ranks found detections.
+    if num_predictions == 0 and not metrics:
         key = cell_key(cell)
         results['empty_cells'] = sorted(
             set(results.get('empty_cells', [])) | {key})

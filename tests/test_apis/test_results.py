@@ -118,3 +118,12 @@ def test_empty_cell_waits_for_a_template():
     assert results['cells']['fog']['3'] == {}
     record_cell(results, ('fog', 1), {'m/mAP': 0.4}, 1.0, 5)
     assert results['cells']['fog']['3'] == {'m/mAP': 0.0}
+
+
+def test_zero_local_predictions_with_metrics_is_not_empty():
+    """In a distributed run rank 0 may have no detection while the others
+    do; the evaluator's metrics then decide."""
+    results = new_results(IDENTITY)
+    record_cell(results, ('fog', 1), {'m/mAP': 0.3}, 1.0, num_predictions=0)
+    assert results['empty_cells'] == []
+    assert results['cells']['fog']['1'] == {'m/mAP': 0.3}
