@@ -7,7 +7,7 @@ Cityscapes-C benchmark (Michaelis et al. 2019, after Hendrycks & Dietterich
 and reports derive from it.
 """
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Tuple
+from typing import Any, Dict, Iterable, List, Tuple
 
 from ..utils.errors import RobustDetError
 
@@ -20,10 +20,21 @@ class Corruption:
         name (str): Name as in imagecorruptions, e.g. ``'gaussian_noise'``.
         group (str): One of :data:`GROUPS`.
         stochastic (bool): Whether it draws random numbers (needs a seed).
+        params (tuple): The per-severity parameters of the reference
+            definition (imagecorruptions' ``c`` list; ``alpha`` for
+            elastic_transform; ``(start, stop, step)`` of the ``np.arange``
+            zoom factors for zoom_blur), severity 1 first. Every backend
+            reads them from here; a test checks them against the reference
+            library's source.
     """
     name: str
     group: str
     stochastic: bool
+    params: Tuple[Any, ...]
+
+    def severity_params(self, severity: int) -> Any:
+        """The parameters of severity 1-5."""
+        return self.params[check_severity(severity) - 1]
 
     @property
     def benchmark(self) -> bool:
@@ -39,25 +50,47 @@ CLEAN_SEVERITY = 0
 # In benchmark order: the 15 benchmark corruptions, then the 4 hold-out
 # (validation) corruptions.
 CORRUPTIONS: Tuple[Corruption, ...] = (
-    Corruption('gaussian_noise', 'noise', True),
-    Corruption('shot_noise', 'noise', True),
-    Corruption('impulse_noise', 'noise', True),
-    Corruption('defocus_blur', 'blur', False),
-    Corruption('glass_blur', 'blur', True),
-    Corruption('motion_blur', 'blur', True),
-    Corruption('zoom_blur', 'blur', False),
-    Corruption('snow', 'weather', True),
-    Corruption('frost', 'weather', True),
-    Corruption('fog', 'weather', True),
-    Corruption('brightness', 'weather', False),
-    Corruption('contrast', 'digital', False),
-    Corruption('elastic_transform', 'digital', True),
-    Corruption('pixelate', 'digital', False),
-    Corruption('jpeg_compression', 'digital', False),
-    Corruption('speckle_noise', 'holdout', True),
-    Corruption('gaussian_blur', 'holdout', False),
-    Corruption('spatter', 'holdout', True),
-    Corruption('saturate', 'holdout', False),
+    Corruption('gaussian_noise', 'noise', True,
+               (0.08, 0.12, 0.18, 0.26, 0.38)),
+    Corruption('shot_noise', 'noise', True, (60, 25, 12, 5, 3)),
+    Corruption('impulse_noise', 'noise', True,
+               (0.03, 0.06, 0.09, 0.17, 0.27)),
+    Corruption('defocus_blur', 'blur', False,
+               ((3, 0.1), (4, 0.5), (6, 0.5), (8, 0.5), (10, 0.5))),
+    Corruption('glass_blur', 'blur', True,
+               ((0.7, 1, 2), (0.9, 2, 1), (1, 2, 3), (1.1, 3, 2),
+                (1.5, 4, 2))),
+    Corruption('motion_blur', 'blur', True,
+               ((10, 3), (15, 5), (15, 8), (15, 12), (20, 15))),
+    Corruption('zoom_blur', 'blur', False,
+               ((1, 1.11, 0.01), (1, 1.16, 0.01), (1, 1.21, 0.02),
+                (1, 1.26, 0.02), (1, 1.31, 0.03))),
+    Corruption('snow', 'weather', True,
+               ((0.1, 0.3, 3, 0.5, 10, 4, 0.8),
+                (0.2, 0.3, 2, 0.5, 12, 4, 0.7),
+                (0.55, 0.3, 4, 0.9, 12, 8, 0.7),
+                (0.55, 0.3, 4.5, 0.85, 12, 8, 0.65),
+                (0.55, 0.3, 2.5, 0.85, 12, 12, 0.55))),
+    Corruption('frost', 'weather', True,
+               ((1, 0.4), (0.8, 0.6), (0.7, 0.7), (0.65, 0.7), (0.6, 0.75))),
+    Corruption('fog', 'weather', True,
+               ((1.5, 2), (2.0, 2), (2.5, 1.7), (2.5, 1.5), (3.0, 1.4))),
+    Corruption('brightness', 'weather', False, (0.1, 0.2, 0.3, 0.4, 0.5)),
+    Corruption('contrast', 'digital', False, (0.4, 0.3, 0.2, 0.1, 0.05)),
+    Corruption('elastic_transform', 'digital', True,
+               (250 * 0.05, 250 * 0.065, 250 * 0.085, 250 * 0.1,
+                250 * 0.12)),
+    Corruption('pixelate', 'digital', False, (0.6, 0.5, 0.4, 0.3, 0.25)),
+    Corruption('jpeg_compression', 'digital', False, (25, 18, 15, 10, 7)),
+    Corruption('speckle_noise', 'holdout', True,
+               (0.15, 0.2, 0.35, 0.45, 0.6)),
+    Corruption('gaussian_blur', 'holdout', False, (1, 2, 3, 4, 6)),
+    Corruption('spatter', 'holdout', True,
+               ((0.65, 0.3, 4, 0.69, 0.6, 0), (0.65, 0.3, 3, 0.68, 0.6, 0),
+                (0.65, 0.3, 2, 0.68, 0.5, 0), (0.65, 0.3, 1, 0.65, 1.5, 1),
+                (0.67, 0.4, 1, 0.65, 1.5, 1))),
+    Corruption('saturate', 'holdout', False,
+               ((0.3, 0), (0.1, 0), (2, 0), (5, 0.1), (20, 0.2))),
 )
 CORRUPTIONS_BY_NAME: Dict[str, Corruption] = {c.name: c for c in CORRUPTIONS}
 CORRUPTION_NAMES: Tuple[str, ...] = tuple(c.name for c in CORRUPTIONS)

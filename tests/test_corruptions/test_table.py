@@ -63,3 +63,41 @@ def test_clean_severity():
     assert check_severity(0, allow_clean=True) == 0
     with pytest.raises(RobustDetError):
         check_severity(0)
+
+
+def _reference_params():
+    """The per-severity lists of imagecorruptions' functions, read from its
+    source (the first ``c = [...]`` / ``alpha = [...]`` of each)."""
+    import ast
+    import inspect
+
+    import numpy as np
+    from imagecorruptions import corruptions as ref
+    tree = ast.parse(inspect.getsource(ref))
+    found = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for stmt in node.body:
+            if (isinstance(stmt, ast.Assign)
+                    and getattr(stmt.targets[0], 'id', None) in ('c',
+                                                                 'alpha')
+                    and isinstance(stmt.value, ast.Subscript)):
+                found[node.name] = eval(  # the reference's own literals
+                    compile(ast.Expression(stmt.value.value), 'ref', 'eval'),
+                    {'np': np})
+                break
+    return found
+
+
+@pytest.mark.parametrize('corruption', CORRUPTIONS, ids=lambda c: c.name)
+def test_severity_params_match_reference_source(corruption):
+    import numpy as np
+    ref = _reference_params()[corruption.name]
+    assert len(corruption.params) == len(ref) == 5
+    for sev in range(1, 6):
+        ours, theirs = corruption.severity_params(sev), ref[sev - 1]
+        if corruption.name == 'zoom_blur':
+            np.testing.assert_array_equal(np.arange(*ours), theirs)
+        else:
+            assert np.array_equal(np.asarray(ours), np.asarray(theirs)), sev
