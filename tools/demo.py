@@ -4,7 +4,9 @@
 1. generate the demo dataset (COCO, VOC and Cityscapes layouts);
 2. train the tiny demo Faster R-CNN once (cached under the work dir);
 3. benchmark it under all 19 corruptions x 5 severities with
-   ``tools/test_robust.py`` (resumable: a rerun skips finished cells).
+   ``tools/test_robust.py`` (resumable: a rerun skips finished cells);
+4. score it with pm-k on the synthetic video neighbour sets
+   (``tools/test_pmk.py``).
 
 Each step prints the command a user would run for it, and is skipped when
 its output already exists.
@@ -21,6 +23,7 @@ from robustdet.utils.errors import RobustDetError
 
 REPO = osp.dirname(osp.dirname(osp.abspath(__file__)))
 CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py'
+PMK_CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py'
 
 
 def parse_args(argv=None):
@@ -49,7 +52,7 @@ def main():
         raise RobustDetError(
             '--data-dir must be data/demo: the demo configs read from there')
     run(['python', 'tools/make_demo_data.py', '--out-dir', args.data_dir,
-         '--seed', str(args.seed)])
+         '--seed', str(args.seed), '--video'])
 
     train_dir = osp.join(args.work_dir, 'train')
     ckpt = osp.join(train_dir, 'epoch_3.pth')
@@ -68,6 +71,10 @@ def main():
         print('\n' + f.read())
     print(f'[demo] robustness benchmark took {took / 60:.1f} min; report: '
           f'{report}')
+    took = run(['python', 'tools/test_pmk.py', PMK_CONFIG, ckpt,
+                '--work-dir', osp.join(args.work_dir, 'pmk')])
+    print(f'[demo] pm-k on the synthetic video neighbour sets took '
+          f'{took / 60:.1f} min')
 
 
 if __name__ == '__main__':
