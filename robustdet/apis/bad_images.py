@@ -7,25 +7,18 @@ from mmengine.fileio import get
 from PIL import Image, ImageFile
 
 
-def check_image(path: str, backend_args: Any = None) -> str:
-    """Return '' if the image decodes completely, else the reason.
+def check_image_bytes(data: bytes) -> str:
+    """Return '' if encoded image bytes decode completely, else the reason.
 
     OpenCV (what mmcv decodes with) returns a half-grey image for a
     truncated JPEG without an error; Pillow's full decode catches it.
 
     Args:
-        path (str): Image path.
-        backend_args (dict, optional): mmengine file backend arguments.
+        data (bytes): The encoded image.
 
     Returns:
         str: Empty if fine, else a short reason.
     """
-    try:
-        data = get(path, backend_args=backend_args)
-    except FileNotFoundError:
-        return 'file not found'
-    except OSError as e:
-        return f'cannot read: {e}'
     if not data:
         return 'empty file'
     if ImageFile.LOAD_TRUNCATED_IMAGES:
@@ -33,11 +26,30 @@ def check_image(path: str, backend_args: Any = None) -> str:
     try:
         with Image.open(io.BytesIO(data)) as img:
             img.load()
-    except (OSError, ValueError, SyntaxError) as e:
-        return f'cannot decode: {e}'
-    except Image.DecompressionBombError as e:
+    except (OSError, ValueError, SyntaxError,
+            Image.DecompressionBombError) as e:
         return f'cannot decode: {e}'
     return ''
+
+
+def read_image_bytes(path: str, backend_args: Any = None) -> Tuple[bytes,
+                                                                   str]:
+    """Read an image file: ``(bytes, '')``, or ``(b'', reason)`` when it
+    cannot be read or decoded completely."""
+    try:
+        data = get(path, backend_args=backend_args)
+    except FileNotFoundError:
+        return b'', 'file not found'
+    except OSError as e:
+        return b'', f'cannot read: {e}'
+    reason = check_image_bytes(data)
+    return (b'', reason) if reason else (data, '')
+
+
+def check_image(path: str, backend_args: Any = None) -> str:
+    """Return '' if the image at ``path`` decodes completely, else the
+    reason (see :func:`check_image_bytes`)."""
+    return read_image_bytes(path, backend_args)[1]
 
 
 def find_bad_images(dataset: Any) -> List[Tuple[str, str]]:

@@ -18,7 +18,7 @@ from ..corruptions import check_severity, corrupt, get_corruption
 from ..utils.errors import RobustDetError
 from ..utils.io import write_bytes_atomic
 from ..utils.seeding import derive_seed
-from .bad_images import check_image
+from .bad_images import read_image_bytes
 
 IMAGE_EXTS = ('.jpg', '.jpeg', '.png', '.bmp', '.ppm', '.tif', '.tiff',
               '.webp')
@@ -95,11 +95,10 @@ def corrupt_file(src_dir: str, rel: str, jobs: Sequence[Tuple[str, int,
     Returns:
         str, optional: Why the image was skipped, or None.
     """
-    path = osp.join(src_dir, rel)
-    reason = check_image(path)
+    data, reason = read_image_bytes(osp.join(src_dir, rel))
     if reason:
         return reason
-    bgr = cv2.imread(path, cv2.IMREAD_COLOR)
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     rgb = np.ascontiguousarray(bgr[..., ::-1])
     identity = identity_prefix + rel
     for name, sev, out in jobs:
