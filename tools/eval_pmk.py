@@ -16,8 +16,7 @@ pm-k accuracy of the detector used as a classifier and error vs offset::
 
 from robustdet.reports.pmk import pmk_report, summary_lines, write_pmk_reports
 from robustdet.utils.cli import (ArgumentParser, add_pmk_args, check_file,
-                                 cli_entry)
-from robustdet.utils.errors import RobustDetError
+                                 cli_entry, pmk_ks)
 
 
 def parse_args(argv=None):
@@ -36,8 +35,6 @@ def parse_args(argv=None):
         '--pred',
         required=True,
         help='COCO results JSON [{image_id, category_id, bbox, score}]')
-    parser.add_argument(
-        '--k', type=int, default=10, help='largest k (default: 10)')
     parser.add_argument(
         '--class-agnostic',
         action='store_true',
@@ -60,8 +57,7 @@ def parse_args(argv=None):
 @cli_entry
 def main():
     args = parse_args()
-    if args.k < 0:
-        raise RobustDetError(f'--k must be >= 0, got {args.k}')
+    ks = pmk_ks(args)
     check_file(args.sets, 'pm sets')
     check_file(args.ann, 'annotations')
     check_file(args.pred, 'predictions')
@@ -74,7 +70,7 @@ def main():
                          data.categories) if args.labels else None
     report = pmk_report(
         data,
-        range(args.k + 1),
+        ks,
         judge=args.judge,
         labels=labels,
         vid_iou=args.vid_iou,

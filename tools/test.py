@@ -4,10 +4,9 @@
 (torch ``weights_only=True`` with an allow-list; ``--unsafe-load`` to opt
 out)."""
 import json
-import os.path as osp
 
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
-                                 load_config)
+                                 default_work_dir, load_config)
 
 
 def parse_args(argv=None):
@@ -34,9 +33,8 @@ def main():
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
     # Read the checkpoint before building anything expensive.
     ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
-    work_dir = args.work_dir or cfg.get('work_dir') or osp.join(
-        'work_dirs',
-        osp.splitext(osp.basename(args.config))[0])
+    work_dir = (args.work_dir or cfg.get('work_dir')
+                or default_work_dir(args.config))
     runner = build_test_runner(cfg, args.checkpoint, work_dir,
                                args.launcher, loaded=ckpt)
     metrics = runner.test()

@@ -13,7 +13,8 @@ with mmdet's own ``tools/test.py`` (``test_evaluator=dict(type='PMKMetric')``).
 import os.path as osp
 
 from robustdet.utils.cli import (ArgumentParser, add_pmk_args, add_runner_args,
-                                 cli_entry, load_config)
+                                 cli_entry, default_work_dir, load_config,
+                                 pmk_ks)
 from robustdet.utils.errors import RobustDetError
 
 
@@ -24,7 +25,6 @@ def parse_args(argv=None):
     parser.add_argument(
         '--work-dir',
         help='where the report goes (default: work_dirs/<config>/pmk)')
-    parser.add_argument('--k', type=int, default=10, help='largest k')
     add_pmk_args(parser)
     add_runner_args(parser)
     return parser.parse_args(argv)
@@ -33,8 +33,7 @@ def parse_args(argv=None):
 @cli_entry
 def main():
     args = parse_args()
-    if args.k < 0:
-        raise RobustDetError(f'--k must be >= 0, got {args.k}')
+    ks = pmk_ks(args)
     from mmengine.dist import is_main_process
 
     from robustdet.apis.testing import build_test_runner
@@ -51,12 +50,10 @@ def main():
             f'{args.config}: the test dataset is {dataset.get("type")!r}; '
             'pm-k needs a NeighborSetDataset (see '
             'configs/_base_/datasets/imagenet_vid_robust.py)')
-    work_dir = args.work_dir or osp.join(
-        'work_dirs',
-        osp.splitext(osp.basename(args.config))[0], 'pmk')
+    work_dir = args.work_dir or default_work_dir(args.config, 'pmk')
     cfg.test_evaluator = dict(
         type='PMKMetric',
-        ks=list(range(args.k + 1)),
+        ks=list(ks),
         judge=args.judge,
         vid_iou=args.vid_iou,
         out_dir=work_dir)

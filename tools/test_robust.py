@@ -16,7 +16,7 @@ from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, SELECTIONS,
                                    SEVERITIES, check_severity,
                                    resolve_corruptions)
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
-                                 cli_entry, load_config)
+                                 cli_entry, default_work_dir, load_config)
 
 
 def parse_args(argv=None):
@@ -94,9 +94,7 @@ def main():
         args.config,
         args.cfg_options,
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
-    work_dir = args.work_dir or osp.join(
-        'work_dirs',
-        osp.splitext(osp.basename(args.config))[0], 'robustness')
+    work_dir = args.work_dir or default_work_dir(args.config, 'robustness')
     job = RobustnessJob(
         config=args.config,
         checkpoint=args.checkpoint,

@@ -2,10 +2,9 @@
 """Train a detector from a config with mmengine's Runner (as mmdet's
 ``tools/train.py``), with robustdet's modules registered and one-line
 errors for bad input."""
-import os.path as osp
 
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
-                                 load_config)
+                                 default_work_dir, load_config)
 
 
 def parse_args(argv=None):
@@ -32,9 +31,8 @@ def main():
         args.cfg_options,
         require=('train_dataloader', 'train_cfg', 'optim_wrapper'))
     cfg.launcher = args.launcher
-    cfg.work_dir = args.work_dir or cfg.get('work_dir') or osp.join(
-        'work_dirs',
-        osp.splitext(osp.basename(args.config))[0])
+    cfg.work_dir = (args.work_dir or cfg.get('work_dir')
+                    or default_work_dir(args.config))
     if args.resume:
         cfg.resume = True
         cfg.load_from = None

@@ -48,9 +48,20 @@ def add_runner_args(parser: argparse.ArgumentParser,
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
 
 
+def default_work_dir(config: str, *parts: str) -> str:
+    """``work_dirs/<config file name without .py>/<parts...>``, mmdet's
+    convention for a tool's default work dir."""
+    return os.path.join('work_dirs',
+                        os.path.splitext(os.path.basename(config))[0],
+                        *parts)
+
+
 def add_pmk_args(parser: argparse.ArgumentParser) -> None:
     """Add the pm-k options shared by ``eval_pmk.py`` and ``test_pmk.py``:
-    ``--judge`` and ``--vid-iou``."""
+    ``--k``, ``--judge`` and ``--vid-iou`` (read ``--k`` with
+    :func:`pmk_ks`)."""
+    parser.add_argument(
+        '--k', type=int, default=10, help='largest k (default: 10)')
     parser.add_argument(
         '--judge',
         choices=['frame', 'anchor'],
@@ -62,6 +73,13 @@ def add_pmk_args(parser: argparse.ArgumentParser) -> None:
         action='store_true',
         help="ImageNet VID's lower IoU threshold for small ground truth "
         'boxes: min(0.5, wh / ((w+10)(h+10))); not COCOeval then')
+
+
+def pmk_ks(args: argparse.Namespace) -> range:
+    """The ks 0..``--k``; a negative ``--k`` is a user error."""
+    if args.k < 0:
+        raise RobustDetError(f'--k must be >= 0, got {args.k}')
+    return range(args.k + 1)
 
 
 def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
