@@ -130,6 +130,15 @@ def size_range(width: int, height: int) -> Tuple[float, float]:
     return min_size, max_size
 
 
+def clear_of(cx: float, cy: float, size: float,
+             others: List['SceneObject'], gap: float) -> bool:
+    """Whether the circumscribed circle of an object at (cx, cy) of
+    ``size`` keeps at least ``gap`` pixels from those of ``others``."""
+    return all(
+        math.hypot(cx - o.cx, cy - o.cy) >= size / 2 + o.size / 2 + gap
+        for o in others)
+
+
 def sample_scene(rng: np.random.Generator,
                  width: int = 320,
                  height: int = 240,
@@ -173,9 +182,7 @@ def sample_scene(rng: np.random.Generator,
         for _ in range(50):
             cx = rng.uniform(radius + margin, width - radius - margin)
             cy = rng.uniform(radius + margin, height - radius - margin)
-            if all(
-                    math.hypot(cx - o.cx, cy - o.cy) >= radius + o.size / 2 +
-                    gap for o in objects):
+            if clear_of(cx, cy, size, objects, gap):
                 placed = (cx, cy)
                 break
         angle = 0.0 if label == 0 else float(rng.uniform(0, 2 * math.pi))

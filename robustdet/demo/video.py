@@ -16,7 +16,6 @@ detector outputs. Written as::
 Frame keys are ``val/<video>/<frame>.JPEG``, as in ImageNet-Vid-Robust.
 """
 import json
-import math
 import os
 import os.path as osp
 from dataclasses import replace
@@ -30,21 +29,18 @@ from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 from ..utils.seeding import derive_seed
 from .layouts import encode_image
-from .scene import (DEMO_CLASSES, Scene, object_polygon, render_scene,
-                    sample_scene, scene_annotations)
+from .scene import (DEMO_CLASSES, Scene, clear_of, object_polygon,
+                    render_scene, sample_scene, scene_annotations)
 
 VIDEO_META = 'demo_video_meta.json'
-_GAP = 2.0  # px between circumscribed circles, as in sample_scene
+# px between circumscribed circles (sample_scene keeps at least this)
+_GAP = 2.0
 
 
-def _circle_gap_ok(objs) -> bool:
-    for i in range(len(objs)):
-        for j in range(i):
-            a, b = objs[i], objs[j]
-            dist = math.hypot(a.cx - b.cx, a.cy - b.cy)
-            if dist < (a.size + b.size) / 2 + _GAP:
-                return False
-    return True
+def _apart(objs) -> bool:
+    return all(
+        clear_of(o.cx, o.cy, o.size, objs[:i], _GAP)
+        for i, o in enumerate(objs))
 
 
 def _inside(obj, width: int, height: int) -> bool:
@@ -85,7 +81,7 @@ def sample_clip(rng: np.random.Generator, num_frames: int, width: int,
         for m in (motion, (0.0, 0.0, 0.0, 0.0)):
             trial = fixed + [(obj, m)]
             if all(
-                    _circle_gap_ok([_at(o, mm, t) for o, mm in trial])
+                    _apart([_at(o, mm, t) for o, mm in trial])
                     and _inside(_at(obj, m, t), width, height)
                     for t in range(num_frames)):
                 fixed.append((obj, m))

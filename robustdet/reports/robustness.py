@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..corruptions import (BENCHMARK_GROUPS, CORRUPTION_NAMES,
                            CORRUPTIONS_BY_NAME, GROUPS, SEVERITIES)
+from ..evaluation.functional.robustness import \
+    metric_keys as functional_metric_keys
 from ..utils.io import write_bytes_atomic, write_text_atomic
 
 SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
@@ -20,11 +22,8 @@ SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
 
 def metric_keys(results: Dict[str, Any]) -> List[str]:
     """Metric keys present in the results, clean ones first."""
-    keys: List[str] = list(results.get('clean') or {})
-    for per_sev in results['cells'].values():
-        for values in per_sev.values():
-            keys += [k for k in values if k not in keys]
-    return keys
+    return functional_metric_keys(results.get('clean') or {},
+                                  results['cells'])
 
 
 def main_metrics(results: Dict[str, Any]) -> List[str]:

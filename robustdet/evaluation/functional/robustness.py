@@ -39,6 +39,16 @@ def _collect(cells: Cells, names, metric: str) -> List[float]:
     return values
 
 
+def metric_keys(clean: Mapping[str, float], cells: Cells) -> List[str]:
+    """The metric keys present in the clean metrics and the cells, clean
+    ones first, then in order of first appearance."""
+    keys = list(clean)
+    for per_sev in cells.values():
+        for values in per_sev.values():
+            keys += [k for k in values if k not in keys]
+    return keys
+
+
 def grid_coverage(cells: Cells) -> Dict[str, object]:
     """Which cells of the benchmark grid are present.
 
@@ -88,12 +98,8 @@ def robustness_summary(clean: Mapping[str, float],
         dict: ``{metric: {'P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur',
         'mPC_weather', 'mPC_digital', 'mPC_holdout'}}``.
     """
-    metrics = list(clean)
-    for per_sev in cells.values():
-        for values in per_sev.values():
-            metrics += [m for m in values if m not in metrics]
     summary = {}
-    for metric in metrics:
+    for metric in metric_keys(clean, cells):
         p = _defined(clean.get(metric))
         mpc = _mean(_collect(cells, BENCHMARK_CORRUPTIONS, metric))
         row = dict(
