@@ -27,11 +27,39 @@ def _is_image_loader(transform: Any) -> bool:
         transform).__name__.startswith('LoadImage')
 
 
-def insert_after_loading(pipeline: Compose, transform: Any) -> int:
-    """Insert a transform right after the image loading step.
+def loading_index(pipeline: Compose) -> int:
+    """The index of the image loading step of a built pipeline.
 
     The loading step is found by type (mmcv's ``LoadImageFromFile`` and its
     subclasses, or any ``LoadImage*`` transform), not by position.
+
+    Args:
+        pipeline (Compose): A built pipeline.
+
+    Returns:
+        int: The index of the first image loading transform.
+
+    Raises:
+        RobustDetError: The pipeline already corrupts images, or it has no
+            image loading step.
+    """
+    if getattr(pipeline, 'corrupts_images', False) or any(
+            isinstance(t, CorruptImage) for t in pipeline.transforms):
+        raise RobustDetError(
+            'the dataset pipeline already corrupts images; build a fresh '
+            'dataset for each corruption')
+    for i, t in enumerate(pipeline.transforms):
+        if _is_image_loader(t):
+            return i
+    names = [type(t).__name__ for t in pipeline.transforms]
+    raise RobustDetError(
+        'cannot corrupt images: the dataset pipeline has no image loading '
+        f'step (LoadImageFromFile or a subclass); it is {names}')
+
+
+def insert_after_loading(pipeline: Compose, transform: Any) -> int:
+    """Insert a transform right after the image loading step (see
+    :func:`loading_index`).
 
     Args:
         pipeline (Compose): A built pipeline.
@@ -41,20 +69,12 @@ def insert_after_loading(pipeline: Compose, transform: Any) -> int:
         int: The index the transform was inserted at.
 
     Raises:
-        RobustDetError: The pipeline has no image loading step.
+        RobustDetError: The pipeline has no image loading step, or already
+            corrupts images.
     """
-    if any(isinstance(t, CorruptImage) for t in pipeline.transforms):
-        raise RobustDetError(
-            'the dataset pipeline already corrupts images; build a fresh '
-            'dataset for each corruption')
-    for i, t in enumerate(pipeline.transforms):
-        if _is_image_loader(t):
-            pipeline.transforms.insert(i + 1, transform)
-            return i + 1
-    names = [type(t).__name__ for t in pipeline.transforms]
-    raise RobustDetError(
-        'cannot corrupt images: the dataset pipeline has no image loading '
-        f'step (LoadImageFromFile or a subclass); it is {names}')
+    index = loading_index(pipeline) + 1
+    pipeline.transforms.insert(index, transform)
+    return index
 
 
 @DATASETS.register_module()
