@@ -8,9 +8,18 @@ from ..utils.errors import RobustDetError
 from .reference import corrupt_reference
 from .table import check_severity, get_corruption
 
+
+def _fast(img: np.ndarray, name: str, severity: int,
+          seed: int) -> np.ndarray:
+    # Imported on first use: it compiles (or loads) numba kernels.
+    from .fast import corrupt_fast
+    return corrupt_fast(img, name, severity, seed)
+
+
 # backend name -> function(rgb_img, name, severity, seed) -> rgb_img
 BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
     'reference': corrupt_reference,
+    'fast': _fast,
 }
 CHANNEL_ORDERS = ('rgb', 'bgr')
 MIN_SIDE = 32

@@ -1,0 +1,287 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Backend-independent pieces of the corruption definitions.
+
+The reference definitions (imagecorruptions, after Hendrycks & Dietterich
+2019) fix more than the severity parameters of :mod:`.table`: the kernel
+of defocus_blur, the tap positions of motion_blur, the crop and the
+corner-aligned sampling grid of zoom_blur (``scipy.ndimage.zoom``), the
+frost textures and how they are scaled, the plasma fractal of fog and the
+order in which each corruption draws random numbers. The fast and torch
+backends take all of these from here, so the two cannot drift apart.
+"""
+import functools
+import math
+from typing import List, Tuple
+
+import cv2
+import numpy as np
+
+from .table import get_corruption
+
+# Truncation of the Gaussian kernels (scipy.ndimage.gaussian_filter and
+# hence skimage.filters.gaussian default to 4 standard deviations).
+GAUSSIAN_TRUNCATE = 4.0
+# elastic_transform smooths its displacement fields with truncate=3.
+ELASTIC_TRUNCATE = 3.0
+FROST_FILES = ('frost1.png', 'frost2.png', 'frost3.png', 'frost4.jpg',
+               'frost5.jpg', 'frost6.jpg')
+
+
+def params(name: str, severity: int):
+    """The table parameters of ``name`` at ``severity``."""
+    return get_corruption(name).severity_params(severity)
+
+
+def gaussian_kernel1d(sigma: float, truncate: float) -> np.ndarray:
+    """The normalised 1-D kernel of ``scipy.ndimage.gaussian_filter1d``.
+
+    Args:
+        sigma (float): Standard deviation in pixels.
+        truncate (float): Radius in standard deviations.
+
+    Returns:
+        np.ndarray: float64 kernel of length ``2 * int(truncate * sigma +
+        0.5) + 1``.
+    """
+    radius = int(truncate * float(sigma) + 0.5)
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    k = np.exp(-0.5 * (x / sigma)**2)
+    return k / k.sum()
+
+
+@functools.lru_cache(maxsize=None)
+def disk_kernel(radius: int, alias_blur: float) -> np.ndarray:
+    """The anti-aliased disk of defocus_blur, as the reference builds it.
+
+    Args:
+        radius (int): Disk radius in pixels.
+        alias_blur (float): Sigma of the anti-aliasing Gaussian.
+
+    Returns:
+        np.ndarray: float32 kernel (17×17 up to radius 8, else
+        ``2 * radius + 1`` square), read-only.
+    """
+    half = 8 if radius <= 8 else radius
+    ksize = (3, 3) if radius <= 8 else (5, 5)
+    coords = np.arange(-half, half + 1)
+    xx, yy = np.meshgrid(coords, coords)
+    disk = np.array((xx**2 + yy**2) <= radius**2, dtype=np.float32)
+    disk /= np.sum(disk)
+    kernel = cv2.GaussianBlur(disk, ksize=ksize, sigmaX=alias_blur)
+    kernel.setflags(write=False)
+    return kernel
+
+
+def motion_taps(radius: int, sigma: float, angle: float,
+                shape: Tuple[int, int]) -> List[Tuple[int, int, float]]:
+    """The taps of the reference motion blur.
+
+    The reference adds ``kernel[i] * shift(image, dx_i, dy_i)`` for
+    ``i < 2 * radius + 1`` and stops (without renormalising) at the first
+    shift that reaches the image border. ``shift`` moves the image by
+    ``(dx, dy)`` and repeats the edge, so the result is
+    ``sum_i w_i * image[clamp(y - dy_i), clamp(x - dx_i)]``.
+
+    Args:
+        radius (int): Kernel radius (width ``2 * radius + 1``).
+        sigma (float): Sigma of the one-sided Gaussian weights.
+        angle (float): Direction in degrees.
+        shape (tuple[int, int]): Image height and width.
+
+    Returns:
+        list[tuple[int, int, float]]: ``(dx, dy, weight)`` per tap.
+    """
+    width = 2 * radius + 1
+    k = np.exp(-np.arange(width)**2 / (2 * sigma**2)) / (
+        np.sqrt(2 * np.pi) * sigma)
+    k = k / np.sum(k)
+    point = (width * np.sin(np.deg2rad(angle)),
+             width * np.cos(np.deg2rad(angle)))
+    hypot = math.hypot(point[0], point[1])
+    taps = []
+    for i in range(width):
+        dy = -math.ceil(((i * point[0]) / hypot) - 0.5)
+        dx = -math.ceil(((i * point[1]) / hypot) - 0.5)
+        if abs(dy) >= shape[0] or abs(dx) >= shape[1]:
+            break
+        taps.append((dx, dy, float(k[i])))
+    return taps
+
+
+def zoom_factors(severity: int) -> np.ndarray:
+    """The zoom factors of zoom_blur (the reference's ``np.arange``)."""
+    return np.arange(*params('zoom_blur', severity))
+
+
+def zoom_axis(length: int,
+              factor: float,
+              full: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+    """Sampling grid of the reference ``clipped_zoom`` along one axis.
+
+    The reference crops the centred ``ceil(length / factor)`` pixels,
+    enlarges them with ``scipy.ndimage.zoom(order=1)`` to ``round(crop *
+    factor)`` pixels and keeps the first ``length``. scipy's zoom aligns
+    the corner pixels (output ``o`` samples input ``o * (crop - 1) / (out -
+    1)``), unlike OpenCV's pixel-centre resize, so the grid is built here.
+
+    Args:
+        length (int): Image size along the axis.
+        factor (float): Zoom factor (> 1).
+        full (bool): Return the whole enlarged crop (``round(crop *
+            factor)`` pixels) instead of its first ``length``, as snow
+            uses it.
+
+    Returns:
+        tuple[np.ndarray, np.ndarray]: For each output pixel, the index of
+        its first source pixel in the uncropped image (intp, the second is
+        the next one) and the weight of the second (float64).
+    """
+    crop = int(np.ceil(length / float(factor)))
+    top = (length - crop) // 2
+    out = int(round(crop * factor))
+    size = out if full else length
+    if out > 1 and crop > 1:
+        src = np.arange(size, dtype=np.float64) * ((crop - 1) / (out - 1))
+    else:
+        src = np.zeros(size, dtype=np.float64)
+    first = np.minimum(np.floor(src).astype(np.intp), max(crop - 2, 0))
+    weight = src - first
+    return first + top, weight
+
+
+def zoom_inside(length: int, factor: float, full: bool = False) -> np.ndarray:
+    """Which samples of :func:`zoom_axis` scipy takes from the image.
+
+    scipy's zoom (mode 'constant') returns 0 for a sample whose coordinate
+    ``o * (crop - 1) / (out - 1)`` exceeds ``crop - 1``; float rounding
+    makes that happen to the last sample for some sizes, which leaves a
+    black last row or column in that zoom layer of the reference.
+
+    Returns:
+        np.ndarray: float64 1 (inside) or 0 per output sample.
+    """
+    crop = int(np.ceil(length / float(factor)))
+    out = int(round(crop * factor))
+    size = out if full else length
+    if out <= 1 or crop <= 1:
+        return np.ones(size)
+    src = np.arange(size, dtype=np.float64) * ((crop - 1) / (out - 1))
+    return (src <= crop - 1).astype(np.float64)
+
+
+def zoom_grid(length: int,
+              factors,
+              full: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`zoom_axis` for several factors, stacked (factors first)."""
+    axes = [zoom_axis(length, f, full) for f in factors]
+    return (np.ascontiguousarray(np.stack([a[0] for a in axes])),
+            np.ascontiguousarray(np.stack([a[1] for a in axes])))
+
+
+def zoom_grid_inside(length: int, factors, full: bool = False) -> np.ndarray:
+    """:func:`zoom_inside` for several factors, stacked (factors first)."""
+    return np.ascontiguousarray(
+        np.stack([zoom_inside(length, f, full) for f in factors]))
+
+
+@functools.lru_cache(maxsize=None)
+def frost_texture(index: int) -> np.ndarray:
+    """One of the six frost photographs of the reference, BGR uint8."""
+    import importlib.resources
+    ref = importlib.resources.files('imagecorruptions') / 'frost' / \
+        FROST_FILES[index]
+    with importlib.resources.as_file(ref) as path:
+        img = cv2.imread(str(path))
+    if img is None:
+        raise FileNotFoundError(f'cannot read the frost texture {ref}')
+    img.setflags(write=False)
+    return img
+
+
+@functools.lru_cache(maxsize=32)
+def frost_rescaled(index: int, height: int, width: int) -> np.ndarray:
+    """The frost texture scaled as the reference scales it for an image.
+
+    The texture is enlarged (bicubic, OpenCV) until it covers the image,
+    then by another 10 %. Read-only RGB uint8; cached per image size.
+    """
+    frost = frost_texture(index)
+    fh, fw = frost.shape[:2]
+    scale = 1.0
+    if fh < height and fw >= width:
+        scale = height / fh
+    elif fh >= height and fw < width:
+        scale = width / fw
+    elif fh < height and fw < width:
+        scale = max(height / fh, width / fw)
+    scale *= 1.1
+    size = (int(np.ceil(fw * scale)), int(np.ceil(fh * scale)))
+    out = np.ascontiguousarray(
+        cv2.resize(frost, dsize=size, interpolation=cv2.INTER_CUBIC)[...,
+                                                                     ::-1])
+    out.setflags(write=False)
+    return out
+
+
+def frost_draw(rng: np.random.RandomState, height: int,
+               width: int) -> Tuple[int, int, int]:
+    """Draw frost's texture index and crop origin in the reference order.
+
+    Returns:
+        tuple[int, int, int]: Texture index, crop top, crop left.
+    """
+    index = int(rng.randint(6))
+    frost = frost_rescaled(index, height, width)
+    top = int(rng.randint(0, frost.shape[0] - height))
+    left = int(rng.randint(0, frost.shape[1] - width))
+    return index, top, left
+
+
+def plasma_fractal(rng: np.random.RandomState, mapsize: int,
+                   wibbledecay: float) -> np.ndarray:
+    """Diamond-square height map in [0, 1], drawing as the reference does.
+
+    The reference fog draws its fractal from numpy's global generator;
+    given a :class:`numpy.random.RandomState` seeded alike, this makes the
+    same draws in the same order, so the map is the reference's.
+
+    Args:
+        rng (np.random.RandomState): The generator.
+        mapsize (int): Side, a power of two.
+        wibbledecay (float): Factor by which the noise amplitude shrinks
+            per level.
+
+    Returns:
+        np.ndarray: float32 ``mapsize × mapsize`` map.
+    """
+    grid = np.zeros((mapsize, mapsize), dtype=np.float32)
+    step = mapsize
+    wibble = 100.0
+    while step >= 2:
+        half = step // 2
+        corners = grid[0::step, 0::step]
+        # Centres of the squares: mean of their four corners plus noise.
+        acc = corners + np.roll(corners, -1, axis=0)
+        acc += np.roll(acc, -1, axis=1)
+        grid[half::step, half::step] = acc / 4 + wibble * rng.uniform(
+            -wibble, wibble, acc.shape)
+        # Diamond points: mean of their four neighbours plus noise.
+        centres = grid[half::step, half::step]
+        corners = grid[0::step, 0::step]
+        total = (centres + np.roll(centres, 1, axis=0)) + (
+            corners + np.roll(corners, -1, axis=1))
+        grid[0::step, half::step] = total / 4 + wibble * rng.uniform(
+            -wibble, wibble, total.shape)
+        total = (centres + np.roll(centres, 1, axis=1)) + (
+            corners + np.roll(corners, -1, axis=0))
+        grid[half::step, 0::step] = total / 4 + wibble * rng.uniform(
+            -wibble, wibble, total.shape)
+        step //= 2
+        wibble /= wibbledecay
+    grid -= grid.min()
+    return grid / grid.max()
+
+
+def next_power_of_2(x: int) -> int:
+    """The smallest power of two ``>= x`` (1 for 0)."""
+    return 1 if x == 0 else 2**(x - 1).bit_length()
