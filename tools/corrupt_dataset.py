@@ -10,8 +10,8 @@ Output: ``OUT_DIR/<corruption>/<severity>/<same relative path>``. With
 ones ``tools/test_robust.py`` evaluates. Rerunning skips finished files;
 the source tree is never written to.
 """
-from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, SELECTIONS,
-                                   SEVERITIES, resolve_corruptions)
+from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
+                                   SELECTIONS, SEVERITIES, resolve_corruptions)
 from robustdet.utils.cli import ArgumentParser, cli_entry
 
 
@@ -33,7 +33,11 @@ def parse_args(argv=None):
         help="the dataset's data_root, to reproduce test_robust.py's "
         'per-image seeds (default: src_dir)')
     parser.add_argument(
-        '--backend', choices=list(BACKENDS), default='reference')
+        '--backend',
+        choices=list(BACKENDS),
+        default=DEFAULT_BACKEND,
+        help='corruption implementation (reference: imagecorruptions, '
+        'for exact reproduction of published numbers)')
     parser.add_argument(
         '--channel-order', choices=list(CHANNEL_ORDERS), default='rgb')
     parser.add_argument(

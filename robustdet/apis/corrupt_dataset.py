@@ -14,7 +14,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from ..corruptions import check_severity, corrupt, get_corruption
+from ..corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
+                           get_corruption)
 from ..utils.errors import RobustDetError
 from ..utils.io import write_bytes_atomic
 from ..utils.seeding import derive_seed
@@ -121,7 +122,7 @@ def corrupt_tree(src_dir: str,
                  severities: Sequence[int],
                  seed: int = 0,
                  identity_root: Optional[str] = None,
-                 backend: str = 'reference',
+                 backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
                  lossless: bool = False,
                  workers: int = 0,

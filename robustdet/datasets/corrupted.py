@@ -5,6 +5,7 @@ from typing import Any, Iterator, Union
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine.dataset import BaseDataset, Compose
 
+from ..corruptions import DEFAULT_BACKEND
 from ..utils.errors import RobustDetError
 from .transforms import CorruptImage
 
@@ -108,7 +109,7 @@ class CorruptedDataset:
                  corruption: str,
                  severity: int,
                  seed: int = 0,
-                 backend: str = 'reference',
+                 backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
                  lazy_init: bool = False) -> None:
         if isinstance(dataset, dict):

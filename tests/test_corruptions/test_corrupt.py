@@ -57,11 +57,11 @@ def test_grayscale_keeps_shape(image):
 
 
 def test_bgr_channel_order_is_reversed_rgb(image):
-    bgr = corrupt(image, 'saturate', 4, channel_order='bgr')
+    bgr = corrupt(image, 'frost', 4, channel_order='bgr')
     expected = corrupt(
-        np.ascontiguousarray(image[..., ::-1]), 'saturate', 4)[..., ::-1]
+        np.ascontiguousarray(image[..., ::-1]), 'frost', 4)[..., ::-1]
     np.testing.assert_array_equal(bgr, expected)
-    assert not np.array_equal(bgr, corrupt(image, 'saturate', 4))
+    assert not np.array_equal(bgr, corrupt(image, 'frost', 4))
 
 
 @pytest.mark.parametrize('kwargs,match', [

@@ -6,7 +6,8 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 from mmdet.registry import TRANSFORMS
 
-from ...corruptions import check_severity, corrupt, get_corruption
+from ...corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
+                            get_corruption)
 from ...utils.seeding import derive_seed
 
 
@@ -46,7 +47,8 @@ class CorruptImage(BaseTransform):
         corruption (str): Corruption name.
         severity (int): 1-5, or 0 for no change.
         seed (int): Run seed. Defaults to 0.
-        backend (str): Corruption backend. Defaults to ``'reference'``.
+        backend (str): Corruption backend, ``'fast'`` or ``'reference'``.
+            Defaults to ``'fast'``.
         channel_order (str): ``'rgb'`` (published definitions) or
             ``'bgr'`` (what mmdet's ``Corrupt`` does). Defaults to
             ``'rgb'``.
@@ -58,7 +60,7 @@ class CorruptImage(BaseTransform):
                  corruption: str,
                  severity: int,
                  seed: int = 0,
-                 backend: str = 'reference',
+                 backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
                  path_root: Optional[str] = None) -> None:
         self.corruption = get_corruption(corruption).name
