@@ -1,4 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+from .fast_coco_metric import FastCocoMetric
 from .pmk_metric import PMKMetric
 
-__all__ = ['PMKMetric']
+__all__ = ['FastCocoMetric', 'PMKMetric']
