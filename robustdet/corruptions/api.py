@@ -16,10 +16,19 @@ def _fast(img: np.ndarray, name: str, severity: int,
     return corrupt_fast(img, name, severity, seed)
 
 
+def _torch(img: np.ndarray, name: str, severity: int,
+           seed: int) -> np.ndarray:
+    # Imported on first use: it imports torch. Runs on the device named by
+    # ROBUSTDET_TORCH_DEVICE (default cpu); batches: torch_backend.
+    from .torch_backend import corrupt_torch
+    return corrupt_torch(img, name, severity, seed)
+
+
 # backend name -> function(rgb_img, name, severity, seed) -> rgb_img
 BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
     'reference': corrupt_reference,
     'fast': _fast,
+    'torch': _torch,
 }
 # The fast backend passes the fidelity tests against the reference for all
 # 19 corruptions (tests/test_corruptions/test_fast_backend.py).
@@ -53,7 +62,11 @@ def corrupt(img: np.ndarray,
             definitions, pixels within a grey level of the reference except
             for the noises, which have the reference's distribution) or
             ``'reference'`` (the imagecorruptions package, for exact
-            reproduction of published numbers).
+            reproduction of published numbers) or ``'torch'`` (the fast
+            backend's definitions in torch, on the device named by the
+            environment variable ``ROBUSTDET_TORCH_DEVICE``, default
+            ``'cpu'``; batches on a GPU:
+            :func:`robustdet.corruptions.torch_backend.corrupt_batch`).
         channel_order (str): The order of the channels the corruption is
             defined on. ``'rgb'`` (default) applies the published
             definitions. ``'bgr'`` applies them to the channels reversed,

@@ -1,0 +1,829 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The torch backend: the 19 corruptions on batches, on the CPU or CUDA.
+
+Made for a benchmark whose model runs on a GPU: images are decoded on the
+CPU, corrupted at their original resolution on the GPU, then resized and
+normalised for the model. :func:`corrupt_batch` takes a uint8 batch
+(``N×3×H×W``) or a list of ``H×W×3`` images of any sizes;
+:func:`corrupt_torch` is the single-image numpy function registered as
+``backend='torch'`` in :func:`robustdet.corruptions.corrupt`.
+
+The definitions and per-severity parameters are the reference's, read from
+:mod:`.table` and :mod:`.common` like the fast backend's, and every step is
+the fast backend's step written with torch operations (convolutions,
+gathers, slice sums) on the device. What each corruption guarantees
+against the fast backend (and hence the reference):
+
+* **Same pixels up to float rounding** (a grey level here and there where
+  the final truncation to uint8 falls on the other side): every
+  deterministic corruption, and the stochastic ones whose random numbers
+  are drawn on the CPU from the reference's stream,
+  ``np.random.RandomState(seed)`` in the reference's order, and moved to
+  the device: the angle of motion_blur, the flake field and angle of snow,
+  the frost texture and crop, the plasma fractal of fog (built on the CPU
+  by :func:`.common.plasma_fractal`, which is where its random numbers
+  are), the displacement fields of elastic_transform and the liquid layer
+  of spatter. glass_blur's shuffle is sequential: the reference's own
+  shuffle (:func:`.kernels.glass_shuffle`, seeded alike) runs on the CPU on
+  an image of pixel indices, and the resulting permutation is applied on
+  the device between the two blurs. spatter's water drops repeat OpenCV's
+  Canny, distance transform and histogram equalisation exactly.
+* **Same distribution**: the four noises. The output grey level is drawn,
+  per channel and pixel, from the exact distribution of the reference's
+  truncated output for that input level (the fast backend's tables),
+  by inverse-CDF sampling with uniform numbers from a ``torch.Generator``
+  on the device seeded with the image's seed. The pixels therefore
+  differ from the fast backend's (and between the CPU and CUDA), the
+  distributions do not.
+* jpeg_compression has no GPU codec here: it runs on the CPU through the
+  fast backend (Pillow's libjpeg) and the result is moved to the device.
+  pixelate repeats Pillow's fixed-point box filter and nearest-neighbour
+  upsampling exactly.
+
+The device: ``device=`` of :func:`corrupt_batch` (default: the device of a
+tensor batch, else the environment variable ``ROBUSTDET_TORCH_DEVICE``,
+else ``'cpu'``); :func:`corrupt_torch` uses the variable. Asking for CUDA
+where torch has none is an error, never a silent fallback to the CPU.
+"""
+import functools
+import os
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..utils.errors import RobustDetError
+from . import common, fast, kernels
+from .api import MIN_SIDE
+from .table import check_severity, get_corruption
+
+#: Environment variable naming the device of ``backend='torch'``.
+DEVICE_ENV = 'ROBUSTDET_TORCH_DEVICE'
+
+Images = Union[torch.Tensor, Sequence[Union[np.ndarray, torch.Tensor]]]
+_FUNCS: Dict[str, Callable[..., torch.Tensor]] = {}
+
+
+def _register(fn):
+    _FUNCS[fn.__name__] = fn
+    return fn
+
+
+def resolve_device(device: Optional[Union[str, torch.device]] = None
+                   ) -> torch.device:
+    """The device the torch backend runs on.
+
+    Args:
+        device (str | torch.device, optional): ``'cpu'``, ``'cuda'`` or
+            ``'cuda:N'``. Default: the environment variable
+            ``ROBUSTDET_TORCH_DEVICE``, else ``'cpu'``.
+
+    Returns:
+        torch.device: The device.
+
+    Raises:
+        RobustDetError: The device is not a CPU or CUDA device, or CUDA is
+            asked for and torch has none (no fallback to the CPU).
+    """
+    source = 'device'
+    if device is None:
+        device = os.environ.get(DEVICE_ENV) or 'cpu'
+        source = DEVICE_ENV
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        dev = None
+    if dev is None or dev.type not in ('cpu', 'cuda'):
+        raise RobustDetError(f'invalid {source} {device!r} for the torch '
+                             f'corruption backend; valid: cpu, cuda, cuda:N')
+    if dev.type == 'cuda':
+        if not torch.cuda.is_available():
+            raise RobustDetError(
+                f'the torch corruption backend was asked for {source} '
+                f'{str(device)!r}, but CUDA is not available to torch '
+                f'{torch.__version__}; use device cpu or backend fast')
+        count = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= count:
+            raise RobustDetError(
+                f'{source} {str(device)!r} does not exist; this machine has '
+                f'{count} CUDA device(s)')
+    return dev
+
+
+def corrupt_batch(images: Images,
+                  name: str,
+                  severity: int,
+                  seeds: Sequence[int],
+                  device: Optional[Union[str, torch.device]] = None
+                  ) -> Union[torch.Tensor, List[torch.Tensor]]:
+    """Corrupt a batch of RGB uint8 images on a torch device.
+
+    Every image gets its own seed and its result does not depend on the
+    other images of the batch.
+
+    Args:
+        images (torch.Tensor | list): A uint8 tensor ``N×3×H×W`` (RGB), or
+            a list of ``H×W×3`` uint8 numpy arrays or tensors of any sizes
+            (images of equal size are corrupted together), each side at
+            least 32 pixels.
+        name (str): Corruption name, see
+            :data:`robustdet.corruptions.CORRUPTION_NAMES`.
+        severity (int): 1-5; 0 returns a copy.
+        seeds (Sequence[int]): One seed in ``[0, 2**32)`` per image.
+        device (str | torch.device, optional): Where to compute. Default:
+            the device of a tensor batch, else ``ROBUSTDET_TORCH_DEVICE``,
+            else ``'cpu'``.
+
+    Returns:
+        torch.Tensor | list[torch.Tensor]: uint8 on ``device``, in the
+        layout of the input: an ``N×3×H×W`` tensor, or a list of ``H×W×3``
+        tensors.
+
+    Raises:
+        RobustDetError: A bad name, severity, seed, image or device.
+    """
+    get_corruption(name)
+    check_severity(severity, allow_clean=True)
+    if isinstance(images, torch.Tensor):
+        dev = resolve_device(images.device if device is None else device)
+        _check_batch(images)
+        seeds = _check_seeds(seeds, len(images))
+        return _run(images.to(dev), name, severity, seeds)
+    dev = resolve_device(device)
+    images = list(images)
+    seeds = _check_seeds(seeds, len(images))
+    chw = [_check_hwc(img).to(dev).permute(2, 0, 1) for img in images]
+    groups: Dict[Tuple[int, int], List[int]] = {}
+    for i, img in enumerate(chw):
+        groups.setdefault(tuple(img.shape[1:]), []).append(i)
+    out: List[Optional[torch.Tensor]] = [None] * len(chw)
+    for members in groups.values():
+        batch = torch.stack([chw[i] for i in members])
+        result = _run(batch, name, severity, [seeds[i] for i in members])
+        for i, img in zip(members, result):
+            out[i] = img.permute(1, 2, 0).contiguous()
+    return out
+
+
+def corrupt_torch(img: np.ndarray, name: str, severity: int,
+                  seed: int) -> np.ndarray:
+    """Corrupt one RGB uint8 image with the torch backend.
+
+    The function behind ``corrupt(..., backend='torch')``: it runs on the
+    device named by the environment variable ``ROBUSTDET_TORCH_DEVICE``
+    (default ``'cpu'``). Batches: :func:`corrupt_batch`.
+
+    Args:
+        img (np.ndarray): RGB uint8 image, H×W×3, at least 32×32.
+        name (str): Corruption name.
+        severity (int): 1-5.
+        seed (int): Seed in ``[0, 2**32)``.
+
+    Returns:
+        np.ndarray: The corrupted RGB uint8 image, H×W×3.
+    """
+    out = corrupt_batch([img], name, severity, [seed])[0]
+    return out.cpu().numpy()
+
+
+def _run(x: torch.Tensor, name: str, severity: int,
+         seeds: List[int]) -> torch.Tensor:
+    if severity == 0:
+        return x.clone()
+    with torch.no_grad():
+        return _FUNCS[name](x, common.params(name, severity), seeds)
+
+
+def _check_batch(images: torch.Tensor) -> None:
+    if images.dtype != torch.uint8 or images.dim() != 4 or \
+            images.shape[1] != 3:
+        raise RobustDetError(
+            'corrupt_batch() needs a uint8 N×3×H×W tensor, got '
+            f'{images.dtype} of shape {tuple(images.shape)}')
+    _check_size(images.shape[2], images.shape[3])
+
+
+def _check_hwc(img) -> torch.Tensor:
+    if isinstance(img, np.ndarray):
+        img = torch.from_numpy(np.ascontiguousarray(img))
+    if not isinstance(img, torch.Tensor) or img.dtype != torch.uint8 or \
+            img.dim() != 3 or img.shape[2] != 3:
+        desc = (f'{img.dtype} of shape {tuple(img.shape)}' if isinstance(
+            img, torch.Tensor) else type(img).__name__)
+        raise RobustDetError(
+            f'corrupt_batch() needs uint8 H×W×3 images, got {desc}')
+    _check_size(img.shape[0], img.shape[1])
+    return img
+
+
+def _check_size(height: int, width: int) -> None:
+    if min(height, width) < MIN_SIDE:
+        raise RobustDetError(
+            f'image of size {width}×{height} is too small: the corruptions '
+            f'need at least {MIN_SIDE} pixels on each side')
+
+
+def _check_seeds(seeds: Sequence[int], count: int) -> List[int]:
+    seeds = list(seeds)
+    if len(seeds) != count:
+        raise RobustDetError(
+            f'got {len(seeds)} seeds for {count} images; give one per image')
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(
+                seed, (int, np.integer)) or not 0 <= seed < 2**32:
+            raise RobustDetError(
+                f'seed must be an integer in [0, 2**32), got {seed!r}')
+    return [int(s) for s in seeds]
+
+
+# ------------------------------------------------------------- helpers
+
+
+def _to_uint8(x: torch.Tensor) -> torch.Tensor:
+    """Values on the 0-255 scale -> uint8, clipped and truncated.
+
+    The reference ends every float corruption with ``np.uint8(np.clip(x,
+    0, 1) * 255)``, which truncates.
+    """
+    return x.clamp_(0, 255).to(torch.uint8)
+
+
+def _tensor(array, like: torch.Tensor, dtype=None) -> torch.Tensor:
+    """A copy of a numpy array on the device of ``like``."""
+    return torch.tensor(np.asarray(array), dtype=dtype, device=like.device)
+
+
+def _border_index(size: int, before: int, after: int, mode: str,
+                  device: torch.device) -> torch.Tensor:
+    """Source indices of a padded axis.
+
+    ``'replicate'`` repeats the edge (OpenCV BORDER_REPLICATE, scipy
+    'nearest'), ``'reflect101'`` mirrors about the edge pixel (OpenCV's
+    default BORDER_REFLECT_101) and ``'symmetric'`` mirrors about the edge
+    (OpenCV BORDER_REFLECT, scipy 'reflect'), for any pad width.
+    """
+    idx = torch.arange(-before, size + after, device=device)
+    if mode == 'replicate':
+        return idx.clamp_(0, size - 1)
+    if mode == 'reflect101':
+        period = max(2 * size - 2, 1)
+        idx = idx.remainder(period)
+        return torch.where(idx >= size, period - idx, idx)
+    if mode == 'symmetric':
+        period = 2 * size
+        idx = idx.remainder(period)
+        return torch.where(idx >= size, period - 1 - idx, idx)
+    raise ValueError(f'unknown border mode {mode!r}')
+
+
+def _pad(x: torch.Tensor, pad_y: int, pad_x: int, mode: str) -> torch.Tensor:
+    """Pad the last two axes of ``x`` by ``(pad_y, pad_x)`` on each side."""
+    h, w = x.shape[-2:]
+    if pad_y:
+        x = x.index_select(-2, _border_index(h, pad_y, pad_y, mode, x.device))
+    if pad_x:
+        x = x.index_select(-1, _border_index(w, pad_x, pad_x, mode, x.device))
+    return x
+
+
+def _sep_filter(x: torch.Tensor, kernel_y: np.ndarray, kernel_x: np.ndarray,
+                mode: str) -> torch.Tensor:
+    """Separable correlation of each channel of ``x`` (N×C×H×W)."""
+    c = x.shape[1]
+    x = _pad(x, len(kernel_y) // 2, len(kernel_x) // 2, mode)
+    ky = _tensor(kernel_y, x, x.dtype).view(1, 1, -1, 1).expand(c, 1, -1, 1)
+    kx = _tensor(kernel_x, x, x.dtype).view(1, 1, 1, -1).expand(c, 1, 1, -1)
+    return F.conv2d(F.conv2d(x, ky, groups=c), kx, groups=c)
+
+
+def _gaussian(x: torch.Tensor, sigma: float) -> torch.Tensor:
+    """skimage's ``gaussian`` (mode 'nearest') of each channel."""
+    k = common.gaussian_kernel1d(sigma, common.GAUSSIAN_TRUNCATE)
+    return _sep_filter(x, k, k, 'replicate')
+
+
+def _box3(x: torch.Tensor) -> torch.Tensor:
+    """Sum over the 3×3 neighbourhood, OpenCV's default border."""
+    h, w = x.shape[-2:]
+    p = _pad(x, 1, 1, 'reflect101')
+    out = torch.zeros_like(x)
+    for dy in range(3):
+        for dx in range(3):
+            out += p[..., dy:dy + h, dx:dx + w]
+    return out
+
+
+# ---------------------------------------------------------------- noise
+
+
+def _sample(x: torch.Tensor, tables: Tuple[np.ndarray, np.ndarray],
+            seeds: List[int]) -> torch.Tensor:
+    """Draw each output level from the distribution of its input level.
+
+    ``tables`` are the fast backend's alias tables (``prob``, ``alias``,
+    256×256 each, row = input level): one float64 uniform number per value,
+    from a ``torch.Generator`` on the device seeded with the image's seed;
+    its integer part (×256) picks a column, its fraction keeps the column
+    or takes its alias, as :func:`.kernels.sample_levels` does.
+    """
+    prob, alias = tables
+    prob = _tensor(prob, x, torch.float64).reshape(-1)
+    alias = _tensor(alias, x, torch.uint8).reshape(-1)
+    n = 256
+    out = torch.empty_like(x)
+    for i, seed in enumerate(seeds):
+        gen = torch.Generator(device=x.device)
+        gen.manual_seed(seed)
+        t = torch.rand(
+            x[i].shape, generator=gen, dtype=torch.float64,
+            device=x.device) * n
+        j = t.long().clamp_(max=n - 1)
+        cell = x[i].long() * n + j
+        keep = (t - j) < prob[cell]
+        out[i] = torch.where(keep, j.to(torch.uint8), alias[cell])
+    return out
+
+
+@_register
+def gaussian_noise(x, c, seeds):
+    return _sample(x, fast._gaussian_noise_cdf(c), seeds)
+
+
+@_register
+def shot_noise(x, c, seeds):
+    return _sample(x, fast._shot_noise_cdf(c), seeds)
+
+
+@_register
+def impulse_noise(x, c, seeds):
+    return _sample(x, fast._impulse_noise_cdf(c), seeds)
+
+
+@_register
+def speckle_noise(x, c, seeds):
+    return _sample(x, fast._speckle_noise_cdf(c), seeds)
+
+
+# ----------------------------------------------------------------- blur
+
+
+@_register
+def gaussian_blur(x, c, seeds):
+    return _to_uint8(_gaussian(x.float(), c))
+
+
+@_register
+def defocus_blur(x, c, seeds):
+    kernel = _tensor(common.disk_kernel(*c), x)
+    r = kernel.shape[0] // 2
+    weight = kernel.view(1, 1, *kernel.shape).expand(3, 1, -1, -1)
+    padded = _pad(x.float(), r, r, 'reflect101')
+    return _to_uint8(F.conv2d(padded, weight, groups=3))
+
+
+def _glass_permutation(height: int, width: int, delta: int, iterations: int,
+                       seed: int) -> np.ndarray:
+    """Where glass_blur's shuffle takes each pixel from (flat indices).
+
+    The shuffle only copies whole pixels, so running it on an image whose
+    pixels are their own indices (a uint32 in four uint8 channels) gives
+    the source of every output pixel.
+    """
+    index = np.arange(height * width, dtype='<u4').view(np.uint8)
+    index = index.reshape(height, width, 4)
+    kernels.glass_shuffle(index, delta, iterations, seed)
+    return index.view('<u4').reshape(-1).astype(np.int64)
+
+
+@_register
+def glass_blur(x, c, seeds):
+    sigma, delta, iterations = c
+    n, ch, h, w = x.shape
+    blurred = _gaussian(x.float(), sigma).clamp_(0, 255).to(torch.uint8)
+    perm = np.stack([
+        _glass_permutation(h, w, delta, iterations, s) for s in seeds])
+    perm = _tensor(perm, x).unsqueeze(1).expand(n, ch, h * w)
+    shuffled = blurred.reshape(n, ch, h * w).gather(2, perm)
+    shuffled = shuffled.reshape(n, ch, h, w).float()
+    return _to_uint8(_gaussian(shuffled, sigma))
+
+
+def _motion(layer: torch.Tensor, radius: int, sigma: float,
+            angle: float) -> torch.Tensor:
+    """The reference ``_motion_blur`` of a C×H×W float tensor."""
+    h, w = layer.shape[-2:]
+    taps = common.motion_taps(radius, sigma, angle, (h, w))
+    out = torch.zeros_like(layer)
+    if not taps:
+        return out
+    pad_x = max(abs(t[0]) for t in taps)
+    pad_y = max(abs(t[1]) for t in taps)
+    padded = _pad(layer, pad_y, pad_x, 'replicate')
+    for dx, dy, weight in taps:
+        top, left = pad_y - dy, pad_x - dx
+        out += weight * padded[..., top:top + h, left:left + w]
+    return out
+
+
+@_register
+def motion_blur(x, c, seeds):
+    out = torch.empty_like(x)
+    for i, seed in enumerate(seeds):
+        angle = np.random.RandomState(seed).uniform(-45, 45)
+        out[i] = _to_uint8(_motion(x[i].float(), c[0], c[1], angle))
+    return out
+
+
+def _zoom_sum(x: torch.Tensor, factors, full: bool = False) -> torch.Tensor:
+    """Sum of the reference ``clipped_zoom`` of ``x`` (N×C×H×W) per factor.
+
+    scipy's corner-aligned bilinear zoom of the centred crop, from the
+    grids of :func:`.common.zoom_grid`, as two gathers per factor.
+    """
+    rows, row_w = common.zoom_grid(x.shape[2], factors, full)
+    cols, col_w = common.zoom_grid(x.shape[3], factors, full)
+    rows, cols = _tensor(rows, x), _tensor(cols, x)
+    row_w = _tensor(row_w, x, x.dtype)
+    col_w = _tensor(col_w, x, x.dtype)
+    out = x.new_zeros(x.shape[:2] + (rows.shape[1], cols.shape[1]))
+    for k in range(len(rows)):
+        top = x.index_select(2, rows[k])
+        line = top + row_w[k, :, None] * (x.index_select(2, rows[k] + 1) - top)
+        left = line.index_select(3, cols[k])
+        out += left + col_w[k] * (line.index_select(3, cols[k] + 1) - left)
+    return out
+
+
+@_register
+def zoom_blur(x, c, seeds):
+    factors = np.arange(*c)
+    x = x.float() * (1 / 255.)
+    x += _zoom_sum(x, factors)
+    x *= 255. / (len(factors) + 1)
+    return _to_uint8(x)
+
+
+# -------------------------------------------------------------- weather
+
+
+def _gray(x: torch.Tensor) -> torch.Tensor:
+    """OpenCV's RGB -> gray of an N×3×H×W float tensor, N×1×H×W."""
+    return 0.299 * x[:, :1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:]
+
+
+@_register
+def snow(x, c, seeds):
+    loc, scale, zoom, threshold, radius, sigma, mix = c
+    n, _, h, w = x.shape
+    layers = []
+    for seed in seeds:
+        rng = np.random.RandomState(seed)
+        flakes = rng.normal(size=(h, w), loc=loc, scale=scale)
+        angle = rng.uniform(-135, -45)
+        flakes = _zoom_sum(_tensor(flakes, x)[None, None], [zoom], True)[0]
+        flakes = torch.where(flakes < threshold, 0, flakes).clamp_(0, 1)
+        flakes = _motion(flakes, radius, sigma, angle)
+        layers.append(torch.round(flakes * 255).to(torch.uint8)[:, :h, :w])
+    flakes = torch.stack(layers).float()
+    x = x.float()
+    x = mix * x + (1 - mix) * torch.maximum(x, _gray(x) * 1.5 + 127.5)
+    x += flakes
+    x += flakes.flip(2, 3)
+    return _to_uint8(x)
+
+
+@_register
+def frost(x, c, seeds):
+    n, _, h, w = x.shape
+    textures = []
+    for seed in seeds:
+        index, top, left = common.frost_draw(
+            np.random.RandomState(seed), h, w)
+        texture = common.frost_rescaled(index, h, w)
+        textures.append(texture[top:top + h, left:left + w])
+    texture = _tensor(np.stack(textures), x).permute(0, 3, 1, 2)
+    return _to_uint8(c[0] * x.float() + c[1] * texture.float())
+
+
+@_register
+def fog(x, c, seeds):
+    n, _, h, w = x.shape
+    mapsize = common.next_power_of_2(max(h, w))
+    fractal = np.stack([
+        common.plasma_fractal(np.random.RandomState(s), mapsize,
+                              c[1])[:h, :w] for s in seeds
+    ])
+    fractal = _tensor(fractal, x)[:, None]
+    max_val = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255.
+    gain = (max_val / (max_val + c[0])).float()
+    out = x.float() + (255. * c[0]) * fractal
+    return _to_uint8(out * gain)
+
+
+@_register
+def brightness(x, c, seeds):
+    # V += c in HSV keeps hue and saturation, and HSV -> RGB is linear in
+    # V: every channel scales by min(V + c, 1) / V. Black (V = 0) becomes
+    # grey c (see the fast backend).
+    x = x.float()
+    value = x.amax(dim=1, keepdim=True)
+    black = value == 0
+    gain = torch.clamp(value + 255. * c, max=255.) / torch.where(
+        black, 1., value)
+    return _to_uint8(torch.where(black, 255. * c, x * gain))
+
+
+# -------------------------------------------------------------- digital
+
+
+@_register
+def contrast(x, c, seeds):
+    means = x.double().mean(dim=(2, 3), keepdim=True)
+    return _to_uint8(x.float() * c + (means * (1 - c)).float())
+
+
+@_register
+def saturate(x, c, seeds):
+    # S -> clip(S a + b) with H and V kept; grey pixels have hue 0 (red).
+    # The closed form of the fast backend.
+    x = x.float()
+    value = x.amax(dim=1, keepdim=True)
+    spread = value - x.amin(dim=1, keepdim=True)
+    sat = torch.where(value > 0, spread / value.clamp(min=1), 0.)
+    new_sat = (sat * c[0] + c[1]).clamp_(0, 1)
+    grey = spread == 0
+    ratio = torch.where(grey, 0., new_sat / torch.where(grey, 1., sat))
+    out = value - ratio * (value - x)
+    grey_out = torch.cat([value, value * (1 - new_sat),
+                          value * (1 - new_sat)], dim=1)
+    return _to_uint8(torch.where(grey, grey_out, out))
+
+
+def _remap_reflect(x: torch.Tensor, dy: torch.Tensor,
+                   dx: torch.Tensor) -> torch.Tensor:
+    """Bilinear sampling at ``(i + dy, j + dx)``, half-sample reflection.
+
+    scipy's ``map_coordinates(order=1, mode='reflect')``: each of the two
+    taps per axis is reflected about the border before interpolating, as
+    :func:`.kernels.remap_reflect` does. ``dy``/``dx``: N×H×W.
+    """
+    n, c, h, w = x.shape
+    rows = torch.arange(h, device=x.device, dtype=torch.float64)
+    cols = torch.arange(w, device=x.device, dtype=torch.float64)
+    y = rows[:, None] + dy.double()
+    xx = cols + dx.double()
+    y0, x0 = torch.floor(y), torch.floor(xx)
+    fy, fx = (y - y0).float()[:, None], (xx - x0).float()[:, None]
+    y0, x0 = y0.long(), x0.long()
+
+    def reflect(idx, size):
+        idx = idx.remainder(2 * size)
+        return torch.where(idx >= size, 2 * size - 1 - idx, idx)
+
+    ya, yb = reflect(y0, h), reflect(y0 + 1, h)
+    xa, xb = reflect(x0, w), reflect(x0 + 1, w)
+    flat = x.reshape(n, c, h * w)
+
+    def tap(yi, xi):
+        idx = (yi * w + xi).reshape(n, 1, h * w).expand(n, c, h * w)
+        return flat.gather(2, idx).reshape(n, c, h, w)
+
+    a, b = tap(ya, xa), tap(ya, xb)
+    top = a + fx * (b - a)
+    a, b = tap(yb, xa), tap(yb, xb)
+    bottom = a + fx * (b - a)
+    return top + fy * (bottom - top)
+
+
+@_register
+def elastic_transform(x, c, seeds):
+    n, _, h, w = x.shape
+    limit = h * 0.005
+    fields = np.stack([
+        np.random.RandomState(s).uniform(-limit, limit, size=(2, h, w))
+        for s in seeds
+    ])
+    kernel_y = common.gaussian_kernel1d(h * 0.01, common.ELASTIC_TRUNCATE)
+    kernel_x = common.gaussian_kernel1d(w * 0.01, common.ELASTIC_TRUNCATE)
+    fields = _sep_filter(
+        _tensor(fields, x), kernel_y, kernel_x, 'symmetric') * c
+    fields = fields.float()
+    return _to_uint8(_remap_reflect(x.float(), fields[:, 1], fields[:, 0]))
+
+
+# Canny thresholds, distance cap and emboss kernel of the reference's
+# water drops (spatter severities 1-3).
+_CANNY_LOW, _CANNY_HIGH = 50, 150
+_DIST_CAP = 20.
+_EMBOSS = ((-2, -1, 0), (-1, 1, 1), (0, 1, 2))
+# OpenCV's DIST_L2 5×5 chamfer mask: cost of a step by (|dy|, |dx|)
+# sorted, in float32 (OpenCV adds them in float32).
+_CHAMFER_COST = {(0, 1): 1.0, (1, 1): 1.4, (1, 2): 2.1969}
+_CHAMFER = tuple(((dy, dx), float(np.float32(cost)))
+                 for dy in range(-2, 3) for dx in range(-2, 3)
+                 for step, cost in _CHAMFER_COST.items()
+                 if tuple(sorted((abs(dy), abs(dx)))) == step)
+
+
+def _shifted(x: torch.Tensor, dy: int, dx: int, pad: int) -> torch.Tensor:
+    """``x[..., i + dy, j + dx]`` of a tensor padded by ``pad``."""
+    h, w = x.shape[-2] - 2 * pad, x.shape[-1] - 2 * pad
+    return x[..., pad + dy:pad + dy + h, pad + dx:pad + dx + w]
+
+
+def _canny(img: torch.Tensor) -> torch.Tensor:
+    """``cv2.Canny(img, 50, 150)`` of N×1×H×W uint8: a bool edge map.
+
+    3×3 Sobel with the edge replicated, L1 magnitude, OpenCV's integer
+    sector test and strict/non-strict comparisons for non-maximum
+    suppression (magnitude 0 outside), then hysteresis: candidates
+    8-connected to a pixel above the high threshold.
+    """
+    p = _pad(img.int(), 1, 1, 'replicate')
+
+    def s(dy, dx):
+        return _shifted(p, dy, dx, 1)
+
+    gx = (s(-1, 1) + 2 * s(0, 1) + s(1, 1)) - (
+        s(-1, -1) + 2 * s(0, -1) + s(1, -1))
+    gy = (s(1, -1) + 2 * s(1, 0) + s(1, 1)) - (
+        s(-1, -1) + 2 * s(-1, 0) + s(-1, 1))
+    mag = gx.abs() + gy.abs()
+    mp = F.pad(mag, (1, 1, 1, 1))
+
+    def m(dy, dx):
+        return _shifted(mp, dy, dx, 1)
+
+    ax = gx.abs().long()
+    ay = gy.abs().long() << 15
+    tg22x = ax * 13573  # round(tan(22.5°) * 2**15)
+    horizontal = ay < tg22x
+    vertical = ay > tg22x + (ax << 16)
+    opposite = (gx < 0) != (gy < 0)
+    keep = torch.where(
+        horizontal, (mag > m(0, -1)) & (mag >= m(0, 1)),
+        torch.where(
+            vertical, (mag > m(-1, 0)) & (mag >= m(1, 0)),
+            torch.where(opposite, (mag > m(-1, 1)) & (mag > m(1, -1)),
+                        (mag > m(-1, -1)) & (mag > m(1, 1)))))
+    candidate = keep & (mag > _CANNY_LOW)
+    edge = (candidate & (mag > _CANNY_HIGH)).float()
+    candidate = candidate.float()
+    while True:
+        before = edge
+        for _ in range(8):
+            edge = F.max_pool2d(edge, 3, stride=1, padding=1) * candidate
+        if torch.equal(edge, before):
+            return edge.bool()
+
+
+def _chamfer(edges: torch.Tensor, cap: float) -> torch.Tensor:
+    """``cv2.distanceTransform(255 - edges, DIST_L2, 5)`` up to ``cap``.
+
+    The 5×5 chamfer distance to the nearest edge pixel (outside the image
+    counts as far), in float32 as OpenCV computes it, by parallel
+    relaxation; exact wherever it is below ``cap`` (a path of cost below
+    ``cap`` has fewer than ``cap`` steps), at least ``cap`` elsewhere.
+    """
+    far = 1e20
+    dist = torch.where(edges, 0., far)
+    for _ in range(int(np.ceil(cap))):
+        p = F.pad(dist, (2, 2, 2, 2), value=far)
+        new = dist
+        for (dy, dx), cost in _CHAMFER:
+            new = torch.minimum(new, _shifted(p, dy, dx, 2) + cost)
+        if torch.equal(new, dist):
+            break
+        dist = new
+    return dist
+
+
+def _equalize_hist(img: torch.Tensor) -> torch.Tensor:
+    """``cv2.equalizeHist`` of each image of an N×1×H×W uint8 tensor."""
+    n = img.shape[0]
+    flat = img.reshape(n, -1).long()
+    offsets = torch.arange(n, device=img.device)[:, None] * 256
+    hist = torch.bincount((flat + offsets).reshape(-1), minlength=256 * n)
+    hist = hist.reshape(n, 256)
+    first = (hist > 0).long().argmax(dim=1, keepdim=True)
+    total = flat.shape[1]
+    count_first = hist.gather(1, first)
+    cum = hist.cumsum(1)
+    above = (cum - cum.gather(1, first)).float()
+    scale = torch.tensor(255., device=img.device) / (
+        total - count_first).clamp(min=1).float()
+    lut = torch.round(above * scale).clamp_(0, 255)
+    lut = torch.where(count_first == total, first.float(), lut)
+    return lut.gather(1, flat).reshape(img.shape).to(torch.uint8)
+
+
+def _water(layer: torch.Tensor) -> torch.Tensor:
+    """The shading of the reference water drops, N×1×H×W float32."""
+    dist = _chamfer(_canny(layer), _DIST_CAP).clamp_(max=_DIST_CAP)
+    dist = (_box3(dist.double()) * (1 / 9)).float().to(torch.uint8)
+    dist = _pad(_equalize_hist(dist).int(), 1, 1, 'reflect101')
+    emboss = torch.zeros_like(layer, dtype=torch.int32)
+    for dy, row in enumerate(_EMBOSS):
+        for dx, k in enumerate(row):
+            if k:
+                emboss += k * _shifted(dist, dy - 1, dx - 1, 1)
+    emboss = emboss.clamp_(0, 255)
+    # cv2.blur of uint8 rounds (a ninth is never exactly half way).
+    return torch.floor(_box3(emboss).double() / 9 + 0.5).float()
+
+
+@_register
+def spatter(x, c, seeds):
+    loc, scale, sigma, threshold, strength, mud = c
+    n, _, h, w = x.shape
+    liquid = np.stack([
+        np.random.RandomState(s).normal(size=(h, w), loc=loc, scale=scale)
+        for s in seeds
+    ])
+    liquid = _gaussian(_tensor(liquid, x)[:, None], sigma)
+    liquid = torch.where(liquid < threshold, 0., liquid)
+    out = x.float() / 255.
+    if not mud:
+        layer = (liquid * 255).to(torch.uint8)
+        m = layer.float() * _water(layer)
+        m = m / m.amax(dim=(2, 3), keepdim=True) * strength
+        out += m * _tensor(fast._WATER, x).view(1, 3, 1, 1)
+    else:
+        m = _gaussian((liquid > threshold).float(), strength)
+        m = torch.where(m < 0.8, 0., m)
+        out = out * (1 - m) + m * _tensor(fast._MUD, x).view(1, 3, 1, 1)
+    return _to_uint8(out * 255)
+
+
+@functools.lru_cache(maxsize=64)
+def _box_taps(in_size: int, out_size: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Pillow's BOX resampling coefficients along one axis.
+
+    Pillow's ``precompute_coeffs`` with the box filter (support 1/2,
+    inclusive right edge), normalised and converted to its 22-bit fixed
+    point. Returns the source indices and integer weights, ``out × taps``.
+    """
+    scale = in_size / out_size
+    filterscale = max(scale, 1.0)
+    support = 0.5 * filterscale
+    taps = int(np.ceil(support)) * 2 + 1
+    center = (np.arange(out_size) + 0.5) * scale
+    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    xmax = np.minimum((center + support + 0.5).astype(np.int64), in_size)
+    offsets = np.arange(taps)
+    valid = offsets[None] < (xmax - xmin)[:, None]
+    pos = (offsets[None] + xmin[:, None] - center[:, None] + 0.5) / filterscale
+    weight = ((pos > -0.5) & (pos <= 0.5) & valid).astype(np.float64)
+    weight /= weight.sum(axis=1, keepdims=True)
+    fixed = (0.5 + weight * (1 << 22)).astype(np.int64)
+    index = np.minimum(xmin[:, None] + offsets[None], in_size - 1)
+    return index, fixed
+
+
+@functools.lru_cache(maxsize=64)
+def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
+    """Pillow's NEAREST source index per output pixel along one axis.
+
+    Pillow steps a double ``(x + 0.5) * in / out`` by repeated addition and
+    truncates; the cumulative sum repeats its rounding exactly.
+    """
+    step = in_size / out_size
+    steps = np.full(out_size, step)
+    steps[0] = step * 0.5
+    return np.minimum(np.cumsum(steps).astype(np.int64), in_size - 1)
+
+
+def _box_resample(x: torch.Tensor, out_size: int, dim: int) -> torch.Tensor:
+    index, fixed = _box_taps(x.shape[dim], out_size)
+    index, fixed = _tensor(index, x), _tensor(fixed, x)
+    shape = [1] * x.dim()
+    shape[dim] = out_size
+    acc = 1 << 21  # Pillow rounds its 22-bit fixed point
+    for k in range(index.shape[1]):
+        acc = acc + x.index_select(dim, index[:, k]) * fixed[:, k].view(shape)
+    return (acc >> 22).clamp_(0, 255)
+
+
+@_register
+def pixelate(x, c, seeds):
+    h, w = x.shape[-2:]
+    small = _box_resample(x.long(), int(w * c), 3)
+    small = _box_resample(small, int(h * c), 2)
+    small = small.index_select(3, _tensor(_nearest_index(small.shape[3], w),
+                                          x))
+    small = small.index_select(2, _tensor(_nearest_index(small.shape[2], h),
+                                          x))
+    return small.to(torch.uint8)
+
+
+@_register
+def jpeg_compression(x, c, seeds):
+    # No JPEG codec on the device: Pillow's libjpeg on the CPU, as the
+    # fast backend (and the reference) does it.
+    images = x.permute(0, 2, 3, 1).cpu().numpy()
+    out = np.stack([
+        fast.jpeg_compression(np.ascontiguousarray(img), c, 0)
+        for img in images
+    ])
+    return _tensor(out, x).permute(0, 3, 1, 2).contiguous()
