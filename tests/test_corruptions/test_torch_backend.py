@@ -201,6 +201,33 @@ def test_cuda_without_cuda_is_an_error(images, monkeypatch):
         corrupt(images[0], 'fog', 1, backend='torch')
 
 
+def test_device_from_environment(images, monkeypatch):
+    monkeypatch.setenv(torch_backend.DEVICE_ENV, 'cpu')
+    assert resolve_device() == torch.device('cpu')
+    out = corrupt_batch(images[:1], 'contrast', 1, [0])[0]
+    assert out.device == torch.device('cpu')
+    monkeypatch.setenv(torch_backend.DEVICE_ENV, 'gpu0')
+    with pytest.raises(RobustDetError, match="ROBUSTDET_TORCH_DEVICE 'gpu0'"):
+        corrupt(images[0], 'fog', 1, backend='torch')
+
+
+def test_convolutions_in_full_float32(images, monkeypatch):
+    # cuDNN would convolve float32 in TF32 by default; the backend asks
+    # for IEEE float32 while it runs and restores the process-wide flags.
+    conv = torch.backends.cudnn.conv
+    before = conv.fp32_precision
+    seen = []
+
+    def spy(x, c, seeds):
+        seen.append(conv.fp32_precision)
+        return x
+
+    monkeypatch.setitem(torch_backend._FUNCS, 'fog', spy)
+    corrupt_batch(images[:1], 'fog', 1, [0])
+    assert seen == ['ieee']
+    assert conv.fp32_precision == before
+
+
 @pytest.mark.parametrize('device', ['tpu', 'mps', 'cuda:x'])
 def test_bad_device(device):
     with pytest.raises(RobustDetError, match='valid: cpu, cuda'):
