@@ -28,10 +28,12 @@ against the fast backend (and hence the reference):
   an image of pixel indices, and the resulting permutation is applied on
   the device between the two blurs. spatter's water drops repeat OpenCV's
   Canny, distance transform and histogram equalisation exactly.
+  The displacement fields of elastic_transform are smoothed in float32
+  (the fast backend: float64), about 1e-5 pixels apart.
 * **Same distribution**: the four noises. The output grey level is drawn,
   per channel and pixel, from the exact distribution of the reference's
-  truncated output for that input level (the fast backend's tables),
-  by inverse-CDF sampling with uniform numbers from a ``torch.Generator``
+  truncated output for that input level (the fast backend's alias
+  tables), with one uniform number per value from a ``torch.Generator``
   on the device seeded with the image's seed. The pixels therefore
   differ from the fast backend's (and between the CPU and CUDA), the
   distributions do not.
@@ -44,6 +46,9 @@ The device: ``device=`` of :func:`corrupt_batch` (default: the device of a
 tensor batch, else the environment variable ``ROBUSTDET_TORCH_DEVICE``,
 else ``'cpu'``); :func:`corrupt_torch` uses the variable. Asking for CUDA
 where torch has none is an error, never a silent fallback to the CPU.
+While it runs, convolutions are asked for in IEEE float32 (cuDNN's
+default TF32 would move the blurs by grey levels); the process-wide flags
+are restored afterwards.
 """
 import contextlib
 import functools
@@ -56,7 +61,7 @@ import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
 from . import common, fast, kernels
-from .api import MIN_SIDE
+from .api import CHANNEL_ORDERS, MIN_SIDE
 from .table import check_severity, get_corruption
 
 #: Environment variable naming the device of ``backend='torch'``.
@@ -116,7 +121,8 @@ def corrupt_batch(images: Images,
                   name: str,
                   severity: int,
                   seeds: Sequence[int],
-                  device: Optional[Union[str, torch.device]] = None
+                  device: Optional[Union[str, torch.device]] = None,
+                  channel_order: str = 'rgb'
                   ) -> Union[torch.Tensor, List[torch.Tensor]]:
     """Corrupt a batch of RGB uint8 images on a torch device.
 
@@ -135,6 +141,10 @@ def corrupt_batch(images: Images,
         device (str | torch.device, optional): Where to compute. Default:
             the device of a tensor batch, else ``ROBUSTDET_TORCH_DEVICE``,
             else ``'cpu'``.
+        channel_order (str): As in :func:`robustdet.corruptions.corrupt`:
+            ``'rgb'`` applies the published definitions to the RGB images,
+            ``'bgr'`` applies them to the channels reversed (what mmdet's
+            ``Corrupt`` does to its BGR arrays).
 
     Returns:
         torch.Tensor | list[torch.Tensor]: uint8 on ``device``, in the
@@ -146,11 +156,15 @@ def corrupt_batch(images: Images,
     """
     get_corruption(name)
     check_severity(severity, allow_clean=True)
+    if channel_order not in CHANNEL_ORDERS:
+        raise RobustDetError(f'unknown channel order {channel_order!r}; '
+                             f'valid: {", ".join(CHANNEL_ORDERS)}')
+    bgr = channel_order == 'bgr'
     if isinstance(images, torch.Tensor):
         dev = resolve_device(images.device if device is None else device)
         _check_batch(images)
         seeds = _check_seeds(seeds, len(images))
-        return _run(images.to(dev), name, severity, seeds)
+        return _run(images.to(dev), name, severity, seeds, bgr)
     dev = resolve_device(device)
     images = list(images)
     seeds = _check_seeds(seeds, len(images))
@@ -161,7 +175,8 @@ def corrupt_batch(images: Images,
     out: List[Optional[torch.Tensor]] = [None] * len(chw)
     for members in groups.values():
         batch = torch.stack([chw[i] for i in members])
-        result = _run(batch, name, severity, [seeds[i] for i in members])
+        result = _run(batch, name, severity, [seeds[i] for i in members],
+                      bgr)
         for i, img in zip(members, result):
             out[i] = img.permute(1, 2, 0).contiguous()
     return out
@@ -188,12 +203,15 @@ def corrupt_torch(img: np.ndarray, name: str, severity: int,
     return out.cpu().numpy()
 
 
-def _run(x: torch.Tensor, name: str, severity: int,
-         seeds: List[int]) -> torch.Tensor:
+def _run(x: torch.Tensor, name: str, severity: int, seeds: List[int],
+         bgr: bool) -> torch.Tensor:
     if severity == 0:
         return x.clone()
+    if bgr:
+        x = x.flip(1)
     with torch.no_grad(), _ieee_convolutions():
-        return _FUNCS[name](x, common.params(name, severity), seeds)
+        out = _FUNCS[name](x, common.params(name, severity), seeds)
+    return out.flip(1) if bgr else out
 
 
 @contextlib.contextmanager

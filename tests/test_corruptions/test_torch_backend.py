@@ -183,6 +183,20 @@ def test_corrupt_api_uses_torch_backend(images, monkeypatch):
                                   img)
 
 
+def test_bgr_channel_order(images):
+    img = images[0]
+    out = corrupt_batch([img], 'frost', 3, [4], channel_order='bgr')[0]
+    fast = corrupt(img, 'frost', 3, seed=4, backend='fast',
+                   channel_order='bgr')
+    assert np.abs(out.numpy().astype(np.int16) - fast).max() <= 1
+    batch = torch.from_numpy(img).permute(2, 0, 1)[None]
+    out = corrupt_batch(batch, 'frost', 3, [4], channel_order='bgr')
+    assert np.abs(out[0].permute(1, 2, 0).numpy().astype(np.int16) -
+                  fast).max() <= 1
+    with pytest.raises(RobustDetError, match="order 'rbg'"):
+        corrupt_batch([img], 'frost', 3, [4], channel_order='rbg')
+
+
 def test_severity_zero_is_a_copy(images):
     batch = torch.from_numpy(np.stack(images[:2])).permute(0, 3, 1, 2)
     out = corrupt_batch(batch, 'fog', 0, [0, 1])
