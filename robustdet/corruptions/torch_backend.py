@@ -494,15 +494,20 @@ def _zoom_sum(x: torch.Tensor, factors, full: bool = False) -> torch.Tensor:
     """
     rows, row_w = common.zoom_grid(x.shape[2], factors, full)
     cols, col_w = common.zoom_grid(x.shape[3], factors, full)
+    # Samples scipy leaves at its constant 0 (see common.zoom_inside).
+    row_in = common.zoom_grid_inside(x.shape[2], factors, full)
+    col_in = common.zoom_grid_inside(x.shape[3], factors, full)
     rows, cols = _tensor(rows, x), _tensor(cols, x)
-    row_w = _tensor(row_w, x, x.dtype)
-    col_w = _tensor(col_w, x, x.dtype)
+    row_w, row_in = (_tensor(a, x, x.dtype) for a in (row_w, row_in))
+    col_w, col_in = (_tensor(a, x, x.dtype) for a in (col_w, col_in))
     out = x.new_zeros(x.shape[:2] + (rows.shape[1], cols.shape[1]))
     for k in range(len(rows)):
         top = _take(x, -2, rows[k])
         line = top + row_w[k, :, None] * (_take(x, -2, rows[k] + 1) - top)
+        line *= row_in[k, :, None]
         left = _take(line, -1, cols[k])
-        out += left + col_w[k] * (_take(line, -1, cols[k] + 1) - left)
+        out += col_in[k] * (
+            left + col_w[k] * (_take(line, -1, cols[k] + 1) - left))
     return out
 
 
