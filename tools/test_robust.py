@@ -8,7 +8,9 @@ The PASCAL-C / COCO-C / Cityscapes-C benchmark of Michaelis et al. 2019::
 writes ``WORK_DIR/robustness.json`` (after every cell, atomically), then
 ``robustness.md``, ``robustness.csv``, ``robustness_summary.csv`` and plots.
 Rerunning the same command resumes; ``--shard I/N`` splits the cells over
-independent jobs writing into the same work dir.
+independent jobs writing into the same work dir; ``--cells-per-pass K``
+evaluates K cells per data pass (each image loaded once), with the same
+numbers.
 """
 import os.path as osp
 
@@ -64,6 +66,15 @@ def parse_args(argv=None):
         action='store_true',
         help='discard results of another run in the work dir')
     parser.add_argument(
+        '--cells-per-pass',
+        type=int,
+        default=1,
+        metavar='K',
+        help='evaluate K cells per data pass: each image is loaded once and '
+        'corrupted K ways, each cell keeps its own evaluator and results '
+        '(identical to K=1); results are saved after each pass (default: '
+        '1)')
+    parser.add_argument(
         '--skip-bad-images',
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
@@ -78,6 +89,7 @@ def main():
     from mmengine.dist import is_main_process
 
     from robustdet.apis import RobustnessJob, parse_shard, run_robustness
+    from robustdet.apis.passes import check_cells_per_pass
     from robustdet.apis.results import merge_shards
     from robustdet.reports import summary_text, write_reports
     from robustdet.utils import register_all_modules
@@ -88,6 +100,7 @@ def main():
         {check_severity(s, allow_clean=True)
          for s in args.severities})
     shard = parse_shard(args.shard)
+    check_cells_per_pass(args.cells_per_pass)
     check_file(args.checkpoint, 'checkpoint')
     register_all_modules()
     cfg = load_config(
@@ -108,7 +121,8 @@ def main():
         overwrite=args.overwrite,
         unsafe_load=args.unsafe_load,
         skip_bad_images=args.skip_bad_images,
-        launcher=args.launcher)
+        launcher=args.launcher,
+        cells_per_pass=args.cells_per_pass)
     results = run_robustness(job, cfg)
     if not is_main_process():
         return

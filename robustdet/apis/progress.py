@@ -2,7 +2,7 @@
 """Progress with an ETA across a whole grid of evaluations."""
 import datetime
 import time
-from typing import Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from mmengine.hooks import Hook
 
@@ -16,12 +16,18 @@ def _hms(seconds: float) -> str:
 class GridProgressHook(Hook):
     """Log progress over all cells of a grid, not per pass.
 
-    Every ``interval`` seconds (and when a cell starts) it logs the cell,
-    batches done over the whole grid, elapsed time and the ETA of the grid,
-    from the mean time per batch so far. It also counts the instances
-    predicted in the current cell (``cell_predictions``), since a cell
-    without any detection needs special care (see
+    Every ``interval`` seconds (and when a pass starts) it logs the cells
+    being evaluated, batches done over the whole grid (one batch of one
+    cell counts one), elapsed time and the ETA of the grid, from the mean
+    time per batch so far. It also counts the instances predicted in each
+    cell (``predictions``; ``cell_predictions`` for the current cell),
+    since a cell without any detection needs special care (see
     :func:`robustdet.apis.results.record_cell`).
+
+    A pass evaluates consecutive cells of ``cells`` together; the loop
+    calls :meth:`start_pass` (or :meth:`start_cell` for a pass of one
+    cell) before it, and :meth:`set_cell` before the iteration hooks of
+    each cell's batch.
 
     Args:
         cells (Sequence[Cell]): The cells that will be evaluated.
@@ -33,8 +39,10 @@ class GridProgressHook(Hook):
         self.interval = interval
         self.batches_per_cell: Optional[int] = None
         self.cell_index = -1
+        self.pass_cells: List[Cell] = []
+        self.current: Optional[Cell] = None
         self.done = 0
-        self.cell_predictions = 0
+        self.predictions: Dict[Cell, int] = {}
         self.start = time.perf_counter()
         self.last = 0.0
 
@@ -42,20 +50,43 @@ class GridProgressHook(Hook):
     def total(self) -> int:
         return (self.batches_per_cell or 0) * len(self.cells)
 
+    @property
+    def cell_predictions(self) -> int:
+        """Instances predicted so far in the current cell."""
+        return self.predictions.get(self.current, 0)
+
     def start_cell(self, cell: Cell, num_batches: int) -> None:
-        """Call before each cell's evaluation."""
-        self.cell_index = self.cells.index(cell)
+        """Call before a cell evaluated on its own."""
+        self.start_pass([cell], num_batches)
+
+    def start_pass(self, cells: Sequence[Cell], num_batches: int) -> None:
+        """Call before a pass over consecutive cells of the grid.
+
+        Args:
+            cells (Sequence[Cell]): The pass's cells, in grid order.
+            num_batches (int): Batches per cell.
+        """
+        self.pass_cells = list(cells)
+        self.cell_index = self.cells.index(self.pass_cells[0])
         self.batches_per_cell = num_batches
         self.done = self.cell_index * num_batches
-        self.cell_predictions = 0
+        for cell in self.pass_cells:
+            self.predictions[cell] = 0
+        self.current = self.pass_cells[0]
         self._log(force=True)
+
+    def set_cell(self, cell: Cell) -> None:
+        """The cell whose batch the next iteration hooks see."""
+        self.current = cell
 
     def after_test_iter(self, runner, batch_idx, data_batch=None,
                         outputs=None) -> None:
         self.done += 1
+        count = 0
         for sample in outputs or ():
             pred = getattr(sample, 'pred_instances', None)
-            self.cell_predictions += 0 if pred is None else len(pred)
+            count += 0 if pred is None else len(pred)
+        self.predictions[self.current] = self.cell_predictions + count
         self._log(runner=runner)
 
     def eta(self) -> Optional[float]:
@@ -66,11 +97,16 @@ class GridProgressHook(Hook):
         return elapsed / self.done * (self.total - self.done)
 
     def line(self) -> str:
-        cell = cell_key(self.cells[self.cell_index])
+        first = self.cell_index + 1
+        keys = ', '.join(cell_key(c) for c in self.pass_cells)
+        if len(self.pass_cells) > 1:
+            what = (f'cells {first}-{first + len(self.pass_cells) - 1}/'
+                    f'{len(self.cells)} ({keys})')
+        else:
+            what = f'cell {first}/{len(self.cells)} ({keys})'
         eta = self.eta()
-        return (f'[robustness] cell {self.cell_index + 1}/{len(self.cells)} '
-                f'({cell}) | batches {self.done}/{self.total} | elapsed '
-                f'{_hms(time.perf_counter() - self.start)} | ETA '
+        return (f'[robustness] {what} | batches {self.done}/{self.total} | '
+                f'elapsed {_hms(time.perf_counter() - self.start)} | ETA '
                 f'{"?" if eta is None else _hms(eta)}')
 
     def _log(self, runner=None, force: bool = False) -> None:

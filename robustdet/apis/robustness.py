@@ -2,10 +2,13 @@
 """The corruption benchmark loop behind ``tools/test_robust.py``.
 
 The runner and model are built once; the clean set is evaluated once; each
-(corruption, severity) cell is one evaluation with its own dataloader over
-a :class:`~robustdet.datasets.CorruptedDataset` and the one evaluator.
-The results file is rewritten atomically after every cell, so a run killed
-at any moment resumes where it stopped and ends with the same numbers.
+(corruption, severity) cell is one evaluation with its own evaluator. The
+cells are evaluated K at a time (``cells_per_pass``): each image is loaded
+once per pass, its K variants go through the model one cell at a time
+(see :mod:`robustdet.apis.passes`), and one dataloader serves every pass,
+so its workers start once. The results file is rewritten atomically after
+every pass, so a run killed at any moment resumes where it stopped and ends
+with the same numbers.
 """
 import copy
 import logging
@@ -13,13 +16,14 @@ import numbers
 import os.path as osp
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from ..corruptions import CLEAN_SEVERITY, SEVERITIES
 from ..datasets import CorruptedDataset
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from .bad_images import find_bad_images
+from .passes import PassRunner, check_cells_per_pass, plan_passes
 from .progress import GridProgressHook
 from .results import (Cell, cell_key, check_same_run, config_fingerprint,
                       grid_cells, has_cell, load_results, new_results,
@@ -47,6 +51,8 @@ class RobustnessJob:
         skip_bad_images (bool): Skip unreadable images (recorded) instead
             of failing.
         launcher (str): mmengine launcher.
+        cells_per_pass (int): Cells evaluated together in one data pass
+            (K >= 1); the numbers do not depend on it.
     """
     config: str
     checkpoint: str
@@ -62,6 +68,10 @@ class RobustnessJob:
     unsafe_load: bool = False
     skip_bad_images: bool = False
     launcher: str = 'none'
+    cells_per_pass: int = 1
+
+    def __post_init__(self) -> None:
+        check_cells_per_pass(self.cells_per_pass)
 
     @property
     def results_file(self) -> str:
@@ -192,7 +202,9 @@ def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
                    dl_cfg: Dict[str, Any], test_cfg: Dict[str, Any],
                    evaluator: Any, progress: GridProgressHook,
                    results: Dict[str, Any]) -> None:
-    """Evaluate one cell and record it (rank 0 writes the file)."""
+    """Evaluate one cell with the config's own test loop and record it
+    (rank 0 writes the file); for test loops other than mmengine's
+    ``TestLoop``, which the passes replace."""
     from mmengine.dist import is_main_process
     from mmengine.registry import LOOPS
     loop = LOOPS.build(
@@ -218,6 +230,26 @@ def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
         ', '.join(f'{k}={v:.4f}' for k, v in metrics.items()))
 
 
+def _test_loop_cfg(cfg: Any,
+                   job: RobustnessJob) -> Tuple[Dict[str, Any], bool]:
+    """The test loop config (no type means mmengine's ``TestLoop``, as in
+    ``Runner.build_test_loop``), and whether passes can replace it: a
+    custom loop type is run as it is, one cell per pass."""
+    from mmengine.registry import LOOPS
+    from mmengine.runner import TestLoop
+    test_cfg = dict(cfg.test_cfg)
+    test_cfg.setdefault('type', 'TestLoop')
+    loop = test_cfg['type']
+    if isinstance(loop, str):
+        loop = LOOPS.get(loop)
+    if loop is not TestLoop and job.cells_per_pass > 1:
+        raise RobustDetError(
+            f"--cells-per-pass {job.cells_per_pass} needs mmengine's "
+            f'TestLoop, but test_cfg has type={test_cfg["type"]!r}; use '
+            '--cells-per-pass 1')
+    return test_cfg, loop is TestLoop
+
+
 def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     """Evaluate every cell of the job's grid that is not done yet.
 
@@ -231,6 +263,7 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     from mmengine.dist import broadcast_object_list
 
     cfg = unwrap_corrupted(cfg)
+    test_cfg, in_passes = _test_loop_cfg(cfg, job)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_results(job, cfg)
     dl_cfg = _check_dataset(cfg, job, results)
@@ -251,17 +284,19 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     if not todo:
         return results
 
-    evaluator = runner.build_evaluator(cfg.test_evaluator)
     progress = GridProgressHook(todo)
     runner.register_hook(progress, priority='VERY_LOW')
-    # As Runner.build_test_loop: no type means mmengine's TestLoop.
-    test_cfg = dict(cfg.test_cfg)
-    test_cfg.setdefault('type', 'TestLoop')
     runner.call_hook('before_run')
     try:
-        for cell in todo:
-            _evaluate_cell(runner, cell, job, dl_cfg, test_cfg, evaluator,
-                           progress, results)
+        if in_passes:
+            PassRunner(runner, job, dl_cfg, test_cfg, cfg.test_evaluator,
+                       progress, results).run(
+                           plan_passes(todo, job.cells_per_pass))
+        else:
+            evaluator = runner.build_evaluator(cfg.test_evaluator)
+            for cell in todo:
+                _evaluate_cell(runner, cell, job, dl_cfg, test_cfg,
+                               evaluator, progress, results)
     finally:
         runner.call_hook('after_run')
     return results

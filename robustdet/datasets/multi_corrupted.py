@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine.dataset import BaseDataset, Compose
 
-from ..corruptions import CLEAN_SEVERITY, check_severity
+from ..corruptions import CLEAN_SEVERITY, DEFAULT_BACKEND, check_severity
 from ..utils.errors import RobustDetError
 from .corrupted import iter_leaf_datasets, loading_index
 from .transforms import CorruptImage
@@ -120,7 +120,7 @@ class MultiCorruptedDataset:
                  dataset: Union[dict, BaseDataset],
                  cells: Sequence[Sequence],
                  seed: int = 0,
-                 backend: str = 'reference',
+                 backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
                  lazy_init: bool = False) -> None:
         cells = [(str(c[0]), check_severity(int(c[1]), allow_clean=True))

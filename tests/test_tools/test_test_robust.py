@@ -215,3 +215,73 @@ def test_truncated_image_fails_or_is_skipped(demo_checkpoint, demo_dir,
     proc = _run(config, demo_checkpoint[1], tmp_path / 'w')
     _one_line_error(proc, 'computed with skipped images')
     assert (tmp_path / 'w' / RESULTS_FILE).read_bytes() == before
+
+
+# --cells-per-pass K: several cells per data pass (each image loaded once)
+# give exactly the numbers of one cell per pass (`single_run`), every cell
+# its own entry. GRID has the clean cell, a stochastic corruption
+# (gaussian_noise) and deterministic ones.
+def _with_empty(results):
+    return dict(_numbers(results), empty=results['empty_cells'])
+
+
+def test_cells_per_pass_equal_one_per_pass(single_run, demo_checkpoint,
+                                           tmp_path):
+    _, expected, _ = single_run
+    config, ckpt = demo_checkpoint
+    proc = _run(config, ckpt, tmp_path, '--cells-per-pass', '3')
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = load_results(str(tmp_path / RESULTS_FILE))
+    # Every metric value equal, not just close.
+    assert _with_empty(results) == _with_empty(expected)
+    assert sorted(results['seconds']) == sorted(expected['seconds'])
+    assert len(results['seconds']) == NUM_CELLS
+    assert all(s > 0 for s in results['seconds'].values())
+    # The cells differ, so equality means something.
+    maps = [results['clean']['coco/bbox_mAP']] + [
+        v['coco/bbox_mAP'] for per_sev in results['cells'].values()
+        for v in per_sev.values()
+    ]
+    assert len(set(maps)) > 2
+    log = proc.stdout + proc.stderr
+    for passed in ('cells 1-3/7 (clean, gaussian_noise/1, gaussian_noise/3)',
+                   'cells 4-6/7 (defocus_blur/1, defocus_blur/3, fog/1)',
+                   'cell 7/7 (fog/3)'):
+        assert passed in log
+
+
+def test_cells_per_pass_resume_mid_grid(single_run, demo_checkpoint,
+                                        tmp_path):
+    """A run that stopped after three cells resumes with passes over the
+    remaining four and ends with the uninterrupted numbers."""
+    _, expected, _ = single_run
+    config, ckpt = demo_checkpoint
+    done = ('clean', 'gaussian_noise/1', 'gaussian_noise/3')
+    partial = json.loads(json.dumps(expected))
+    partial['cells'] = {'gaussian_noise': partial['cells']['gaussian_noise']}
+    partial['seconds'] = {k: partial['seconds'][k] for k in done}
+    partial['empty_cells'] = [c for c in partial['empty_cells'] if c in done]
+    (tmp_path / RESULTS_FILE).write_text(json.dumps(partial))
+    proc = _run(config, ckpt, tmp_path, '--cells-per-pass', '2')
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = proc.stdout + proc.stderr
+    assert f'resuming: 3 of {NUM_CELLS} cells already' in log
+    assert 'cells 1-2/4 (defocus_blur/1, defocus_blur/3)' in log
+    assert 'cells 3-4/4 (fog/1, fog/3)' in log
+    results = load_results(str(tmp_path / RESULTS_FILE))
+    assert _with_empty(results) == _with_empty(expected)
+    # Finished cells were not evaluated again.
+    for key in done:
+        assert results['seconds'][key] == partial['seconds'][key]
+
+
+@pytest.mark.parametrize('value', ['0', '-2'])
+def test_cells_per_pass_below_one(demo_checkpoint, tmp_path, value):
+    config, ckpt = demo_checkpoint
+    proc = subprocess.run(
+        [sys.executable, 'tools/test_robust.py', config, ckpt, '--work-dir',
+         str(tmp_path / 'w'), '--cells-per-pass', value], cwd=REPO,
+        capture_output=True, text=True)
+    _one_line_error(
+        proc, f'--cells-per-pass must be an integer >= 1, got {value}')
+    assert not (tmp_path / 'w').exists()

@@ -1,0 +1,349 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Several cells per data pass, one dataloader for the whole grid.
+
+``test_robust.py --cells-per-pass K`` groups the cells to evaluate into
+passes of K consecutive cells. Each image is loaded once per pass and its K
+variants are corrupted together (:class:`MultiCorruptedDataset`); each cell
+then runs through the model on its own batch and feeds its own evaluator,
+so its numbers are those of a pass of its own.
+
+All passes come from ONE dataloader whose index space is (pass, image)
+(:class:`GridDataset`) with a batch sampler that never mixes passes
+(:class:`PassBatchSampler`): dataloader workers are started once for the
+whole run and keep loading the next pass while a pass is being scored.
+"""
+import copy
+import math
+import numbers
+import time
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+
+import torch
+from torch.utils.data import Dataset
+
+from ..datasets import MultiCorruptedDataset
+from ..utils.errors import RobustDetError
+from .progress import GridProgressHook
+from .results import Cell, cell_key, record_cell, save_results
+
+# Dataloader settings replaced by the pass dataset, sampler and collate.
+_REPLACED = ('dataset', 'sampler', 'batch_sampler', 'batch_size', 'shuffle',
+             'drop_last', 'collate_fn')
+
+
+def check_cells_per_pass(value: Any) -> int:
+    """``--cells-per-pass``: an integer >= 1, else a user error."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RobustDetError(
+            f'--cells-per-pass must be an integer >= 1, got {value!r}')
+    return value
+
+
+def plan_passes(cells: Sequence[Cell],
+                cells_per_pass: int) -> List[List[Cell]]:
+    """Split cells, in order, into passes of at most ``cells_per_pass``.
+
+    Args:
+        cells (Sequence[Cell]): The cells to evaluate, in grid order.
+        cells_per_pass (int): K.
+
+    Returns:
+        list[list[Cell]]: The passes.
+    """
+    k = check_cells_per_pass(cells_per_pass)
+    cells = list(cells)
+    return [cells[i:i + k] for i in range(0, len(cells), k)]
+
+
+class GridDataset(Dataset):
+    """Index space (pass, image): item ``p * N + i`` is ``(p, samples)``,
+    the i-th image's samples for the cells of pass ``p``.
+
+    Args:
+        dataset (MultiCorruptedDataset): Built for every cell of the passes.
+        passes (Sequence[Sequence[Cell]]): The passes.
+    """
+
+    def __init__(self, dataset: MultiCorruptedDataset,
+                 passes: Sequence[Sequence[Cell]]) -> None:
+        self.dataset = dataset
+        self.passes = [list(p) for p in passes]
+        self.num_images = len(dataset)
+
+    @property
+    def metainfo(self) -> dict:
+        return self.dataset.metainfo
+
+    def __len__(self) -> int:
+        return len(self.passes) * self.num_images
+
+    def __getitem__(self, idx: int) -> tuple:
+        p, i = divmod(idx, self.num_images)
+        return p, self.dataset.get(i, self.passes[p])
+
+
+class PassBatchSampler:
+    """Batches of a :class:`GridDataset`, pass after pass, never mixed.
+
+    Within a pass the images are taken in order and split over the ranks as
+    mmengine's ``DefaultSampler(shuffle=False)`` does (rank r takes images
+    r, r + world size, ...; with ``round_up`` the first images are repeated
+    so that every rank has as many), so every rank has the same number of
+    batches per pass and the evaluators' ``collect_results`` restores the
+    dataset order.
+
+    Args:
+        num_passes (int): Number of passes.
+        num_images (int): Images per pass.
+        batch_size (int): Images per batch.
+        round_up (bool): Pad each rank's share to the same size.
+        rank (int, optional): Defaults to the process's rank.
+        world_size (int, optional): Defaults to the world size.
+    """
+
+    def __init__(self,
+                 num_passes: int,
+                 num_images: int,
+                 batch_size: int,
+                 round_up: bool = True,
+                 rank: Optional[int] = None,
+                 world_size: Optional[int] = None) -> None:
+        if rank is None or world_size is None:
+            from mmengine.dist import get_dist_info
+            rank, world_size = get_dist_info()
+        self.num_passes = num_passes
+        self.num_images = num_images
+        self.batch_size = batch_size
+        if round_up:
+            total = math.ceil(num_images / world_size) * world_size
+            indices = (list(range(num_images)) *
+                       (total // max(num_images, 1) + 1))[:total]
+        else:
+            indices = list(range(num_images))
+        self.indices = indices[rank::world_size]
+        self.batches_per_pass = math.ceil(len(self.indices) / batch_size)
+
+    def __iter__(self) -> Iterator[List[int]]:
+        for p in range(self.num_passes):
+            offset = p * self.num_images
+            for b in range(0, len(self.indices), self.batch_size):
+                yield [offset + i for i in self.indices[b:b + self.batch_size]]
+
+    def __len__(self) -> int:
+        return self.num_passes * self.batches_per_pass
+
+
+class PassCollate:
+    """Collate a batch of ``(pass, samples)`` into one batch per cell with
+    the config's own collate function.
+
+    Args:
+        collate_fn (Callable): What the config collates with.
+    """
+
+    def __init__(self, collate_fn: Callable) -> None:
+        self.collate_fn = collate_fn
+
+    def __call__(self, items: Sequence[tuple]) -> Dict[str, Any]:
+        passes = {p for p, _ in items}
+        assert len(passes) == 1, f'a batch mixes passes {passes}'
+        num_cells = len(items[0][1])
+        return dict(
+            pass_index=items[0][0],
+            cells=[
+                self.collate_fn([samples[j] for _, samples in items])
+                for j in range(num_cells)
+            ])
+
+
+def resolve_collate_fn(cfg: Any = None) -> Callable:
+    """The collate function a dataloader config names, as mmengine's
+    ``Runner.build_dataloader`` resolves it (default ``pseudo_collate``)."""
+    import functools
+
+    from mmengine.registry import FUNCTIONS
+    if cfg is None:
+        cfg = dict(type='pseudo_collate')
+    if callable(cfg):
+        return cfg
+    cfg = dict(cfg)
+    fn = cfg.pop('type')
+    if isinstance(fn, str):
+        fn = FUNCTIONS.get(fn)
+    return functools.partial(fn, **cfg)
+
+
+def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
+                          dataset: MultiCorruptedDataset,
+                          passes: Sequence[Sequence[Cell]]):
+    """One dataloader over every pass.
+
+    Keeps the config's dataloader settings (``num_workers``,
+    ``persistent_workers``, ``pin_memory``, ``prefetch_factor``, worker
+    seeding through the runner); replaces the dataset, sampler and collate
+    function by their pass-aware versions. The config's sampler is not
+    built: images are read in order (``round_up`` is honoured).
+
+    Args:
+        runner (Runner): Builds the dataloader (worker seeding).
+        dl_cfg (dict): The test dataloader config.
+        dataset (MultiCorruptedDataset): The images, for every cell.
+        passes (Sequence[Sequence[Cell]]): The passes.
+
+    Returns:
+        torch.utils.data.DataLoader: With a :class:`PassBatchSampler`.
+    """
+    sampler = dl_cfg.get('sampler')
+    round_up = sampler.get('round_up', True) if isinstance(sampler,
+                                                           dict) else True
+    cfg = {k: v for k, v in dl_cfg.items() if k not in _REPLACED}
+    cfg.update(
+        dataset=GridDataset(dataset, passes),
+        sampler=None,
+        batch_sampler=PassBatchSampler(
+            len(passes), len(dataset), dl_cfg.get('batch_size', 1),
+            round_up),
+        collate_fn=PassCollate(resolve_collate_fn(dl_cfg.get('collate_fn'))))
+    return runner.build_dataloader(
+        cfg,
+        seed=runner.seed,
+        diff_rank_seed=runner._randomness_cfg.get('diff_rank_seed', False))
+
+
+def _real_metrics(metrics: Dict[str, Any]) -> Dict[str, float]:
+    return {
+        k: v
+        for k, v in metrics.items()
+        if isinstance(v, numbers.Real) and not isinstance(v, bool)
+    }
+
+
+class PassRunner:
+    """Evaluate passes of cells from one dataloader; record every cell.
+
+    Each pass calls the runner's ``before_test``, ``before_test_epoch``,
+    then, for every batch, per cell: ``before_test_iter``, the model's
+    ``test_step`` on that cell's batch, its evaluator's ``process``,
+    ``after_test_iter``; then each cell's ``evaluate``,
+    ``after_test_epoch`` (with the metrics of the cell, or of every cell
+    prefixed ``'<cell>/'`` when the pass has several; the prefixed keys
+    are removed from the message hub after the pass) and ``after_test``.
+    The epoch hooks run once per pass, so hooks that pair them (e.g.
+    ``EMAHook`` swapping weights) stay paired.
+
+    A cell's ``seconds`` in the results is its own measured time (model,
+    evaluator, its iteration hooks) plus an equal share of the rest of the
+    pass (waiting for data, which its cells load together), so the cells of
+    a pass add up to the pass's wall time.
+
+    Args:
+        runner (Runner): The runner (model loaded, hooks registered).
+        job (RobustnessJob): The job (seed, backend, results file).
+        dl_cfg (dict): The test dataloader config.
+        test_cfg (dict): The test loop config (``fp16`` is honoured).
+        evaluator_cfg (dict | list): The test evaluator config; one
+            evaluator is built per cell of a pass and reused by the same
+            position in later passes (each ``evaluate`` clears it).
+        progress (GridProgressHook): The registered progress hook.
+        results (dict): The results to record into.
+    """
+
+    def __init__(self, runner: Any, job: Any, dl_cfg: Dict[str, Any],
+                 test_cfg: Dict[str, Any], evaluator_cfg: Any,
+                 progress: GridProgressHook, results: Dict[str, Any]):
+        self.runner = runner
+        self.job = job
+        self.dl_cfg = dl_cfg
+        self.fp16 = bool(test_cfg.get('fp16', False))
+        self.evaluator_cfg = evaluator_cfg
+        self.progress = progress
+        self.results = results
+
+    def run(self, passes: Sequence[Sequence[Cell]]) -> None:
+        """Evaluate every pass, recording after each."""
+        passes = [list(p) for p in passes]
+        dataset = MultiCorruptedDataset(
+            dataset=copy.deepcopy(self.dl_cfg['dataset']),
+            cells=[c for p in passes for c in p],
+            seed=self.job.seed,
+            backend=self.job.backend,
+            channel_order=self.job.channel_order)
+        loader = build_grid_dataloader(self.runner, self.dl_cfg, dataset,
+                                       passes)
+        meta = dataset.metainfo
+        evaluators = []
+        for _ in range(max(len(p) for p in passes)):
+            evaluator = self.runner.build_evaluator(
+                copy.deepcopy(self.evaluator_cfg))
+            evaluator.dataset_meta = meta
+            evaluators.append(evaluator)
+        self.runner.visualizer.dataset_meta = meta
+        batches = iter(loader)
+        try:
+            for index, cells in enumerate(passes):
+                self._run_pass(index, cells, batches,
+                               loader.batch_sampler.batches_per_pass,
+                               len(dataset), evaluators)
+        finally:
+            del batches  # stops the workers
+
+    @torch.no_grad()
+    def _run_pass(self, index: int, cells: List[Cell], batches: Iterator,
+                  num_batches: int, num_images: int,
+                  evaluators: List[Any]) -> None:
+        from mmengine.dist import is_main_process
+        from mmengine.runner.amp import autocast
+        runner = self.runner
+        self.progress.start_pass(cells, num_batches)
+        start = time.perf_counter()
+        busy = [0.0] * len(cells)
+        runner.call_hook('before_test')
+        runner.call_hook('before_test_epoch')
+        runner.model.eval()
+        for b in range(num_batches):
+            batch = next(batches)
+            assert batch['pass_index'] == index, (batch['pass_index'], index)
+            for j, (cell, data) in enumerate(zip(cells, batch['cells'])):
+                tick = time.perf_counter()
+                self.progress.set_cell(cell)
+                runner.call_hook('before_test_iter', batch_idx=b,
+                                 data_batch=data)
+                with autocast(enabled=self.fp16):
+                    outputs = runner.model.test_step(data)
+                evaluators[j].process(data_samples=outputs, data_batch=data)
+                runner.call_hook('after_test_iter', batch_idx=b,
+                                 data_batch=data, outputs=outputs)
+                busy[j] += time.perf_counter() - tick
+        all_metrics = []
+        for j in range(len(cells)):
+            tick = time.perf_counter()
+            all_metrics.append(evaluators[j].evaluate(num_images))
+            busy[j] += time.perf_counter() - tick
+        if len(cells) == 1:
+            epoch_metrics = all_metrics[0]
+        else:
+            epoch_metrics = {
+                f'{cell_key(cell)}/{k}': v
+                for cell, metrics in zip(cells, all_metrics)
+                for k, v in metrics.items()
+            }
+        runner.call_hook('after_test_epoch', metrics=epoch_metrics)
+        runner.call_hook('after_test')
+        if len(cells) > 1:
+            # The hooks store them in the message hub as 'test/<key>'; a
+            # later pass must not log this pass's cells again.
+            for key in epoch_metrics:
+                runner.message_hub.log_scalars.pop(f'test/{key}', None)
+                runner.message_hub.pop_info(f'test/{key}')
+        shared = max(time.perf_counter() - start - sum(busy), 0.0)
+        seconds = [t + shared / len(cells) for t in busy]
+        metrics = [_real_metrics(m) for m in all_metrics]
+        if is_main_process():
+            for cell, m, s in zip(cells, metrics, seconds):
+                record_cell(self.results, cell, m, s,
+                            num_predictions=self.progress.predictions[cell])
+            save_results(self.results, self.job.results_file)
+        for cell, m, s in zip(cells, metrics, seconds):
+            runner.logger.info(
+                f'[robustness] {cell_key(cell)} done in {s:.1f}s: ' +
+                ', '.join(f'{k}={v:.4f}' for k, v in m.items()))

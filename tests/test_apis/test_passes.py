@@ -1,0 +1,161 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The pieces of several cells per data pass: planning, the (pass, image)
+dataset, the batch sampler, the collate function and the progress hook."""
+import os
+
+import pytest
+import torch
+from mmengine.dataset import pseudo_collate
+from mmengine.structures import InstanceData
+
+from robustdet.apis.passes import (GridDataset, PassBatchSampler, PassCollate,
+                                   check_cells_per_pass, plan_passes,
+                                   resolve_collate_fn)
+from robustdet.apis.progress import GridProgressHook
+from robustdet.utils import RobustDetError
+
+CELLS = [('clean', 0), ('fog', 1), ('fog', 2), ('snow', 1), ('snow', 2)]
+
+
+def test_plan_passes():
+    assert plan_passes(CELLS, 1) == [[c] for c in CELLS]
+    assert plan_passes(CELLS, 2) == [CELLS[:2], CELLS[2:4], CELLS[4:]]
+    assert plan_passes(CELLS, 9) == [CELLS]
+    assert plan_passes([], 3) == []
+
+
+@pytest.mark.parametrize('value', [0, -1, 1.5, True, '2'])
+def test_bad_cells_per_pass(value):
+    with pytest.raises(RobustDetError, match='--cells-per-pass must be an '
+                       'integer >= 1'):
+        check_cells_per_pass(value)
+
+
+def test_batch_sampler_never_mixes_passes():
+    sampler = PassBatchSampler(3, 5, 2, rank=0, world_size=1)
+    batches = list(sampler)
+    assert len(batches) == len(sampler) == 3 * sampler.batches_per_pass == 9
+    assert batches[:3] == [[0, 1], [2, 3], [4]]
+    assert batches[3:6] == [[5, 6], [7, 8], [9]]
+    assert {i // 5 for b in batches for i in b if b[0] // 5 != i // 5} == set()
+
+
+@pytest.mark.parametrize('round_up', [True, False])
+def test_batch_sampler_ranks_as_default_sampler(round_up):
+    """Ranks split each pass as mmengine's DefaultSampler(shuffle=False):
+    together they cover every image; with round_up all have as many."""
+    parts = [
+        list(PassBatchSampler(2, 5, 2, round_up, rank=r, world_size=3))
+        for r in range(3)
+    ]
+    first = [[i for b in p[:len(p) // 2] for i in b] for p in parts]
+    assert first[0] == [0, 3] and first[1] == [1, 4]
+    assert first[2] == ([2, 0] if round_up else [2])
+    assert sorted({i for f in first for i in f}) == list(range(5))
+    if round_up:
+        assert len({len(p) for p in parts}) == 1
+
+
+class _Multi:
+    """Stands in for a MultiCorruptedDataset; says which process made
+    each sample."""
+
+    def __len__(self):
+        return 4
+
+    @property
+    def metainfo(self):
+        return dict(classes=('a', ))
+
+    def get(self, idx, cells):
+        return [
+            dict(image=idx, cell=f'{c[0]}/{c[1]}', pid=os.getpid())
+            for c in cells
+        ]
+
+
+def test_one_loader_for_all_passes_keeps_its_workers():
+    passes = plan_passes(CELLS, 2)
+    dataset = GridDataset(_Multi(), passes)
+    assert len(dataset) == 3 * 4 and dataset.metainfo['classes'] == ('a', )
+    sampler = PassBatchSampler(len(passes), 4, 3, rank=0, world_size=1)
+    loader = torch.utils.data.DataLoader(
+        dataset, batch_sampler=sampler, num_workers=2,
+        collate_fn=PassCollate(pseudo_collate))
+    batches = list(loader)
+    assert [b['pass_index'] for b in batches] == [0, 0, 1, 1, 2, 2]
+    pids = set()
+    for batch in batches:
+        cells = passes[batch['pass_index']]
+        assert len(batch['cells']) == len(cells)
+        for cell, data in zip(cells, batch['cells']):
+            # One batch per cell, collated by the config's function.
+            assert data['cell'] == [f'{cell[0]}/{cell[1]}'] * len(
+                data['image'])
+            pids.update(data['pid'])
+    assert [i for b in batches[:2] for i in b['cells'][0]['image']] == [
+        0, 1, 2, 3
+    ]
+    # The same two worker processes served every pass.
+    assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_collate_refuses_mixed_passes():
+    with pytest.raises(AssertionError, match='mixes passes'):
+        PassCollate(pseudo_collate)([(0, [1]), (1, [2])])
+
+
+def test_resolve_collate_fn():
+    assert resolve_collate_fn(None)([1, 2]) == pseudo_collate([1, 2])
+    assert resolve_collate_fn(dict(type='pseudo_collate'))([3]) == [3]
+    assert resolve_collate_fn(len)([1, 2]) == 2
+
+
+def _outputs(n):
+    sample = InstanceData(bboxes=torch.zeros(n, 4))
+
+    class Out:
+        pred_instances = sample
+
+    return [Out()]
+
+
+def test_progress_counts_per_cell():
+    hook = GridProgressHook(CELLS, interval=1e9)
+    hook.start_pass(CELLS[:2], 3)
+    assert hook.line().startswith(
+        '[robustness] cells 1-2/5 (clean, fog/1) | batches 0/15')
+    for _ in range(3):
+        hook.set_cell(CELLS[0])
+        hook.after_test_iter(None, 0, outputs=_outputs(2))
+        hook.set_cell(CELLS[1])
+        hook.after_test_iter(None, 0, outputs=_outputs(0))
+    assert hook.predictions == {CELLS[0]: 6, CELLS[1]: 0}
+    assert hook.cell_predictions == 0
+    hook.start_cell(CELLS[4], 3)
+    assert hook.done == 12 and hook.eta() is not None
+    assert '] cell 5/5 (snow/2) | batches 12/15' in hook.line()
+    hook.after_test_iter(None, 0, outputs=_outputs(1))
+    assert hook.cell_predictions == 1
+
+
+def test_custom_test_loop_runs_one_cell_per_pass(tmp_path):
+    from mmengine.config import Config
+
+    from robustdet.apis import RobustnessJob
+    from robustdet.apis.robustness import _test_loop_cfg
+
+    def job(k):
+        return RobustnessJob('c.py', 'c.pth', str(tmp_path), ['fog'],
+                             cells_per_pass=k)
+
+    plain = Config(dict(test_cfg=dict()))
+    assert _test_loop_cfg(plain, job(3)) == (dict(type='TestLoop'), True)
+    custom = Config(dict(test_cfg=dict(type='ValLoop')))
+    assert _test_loop_cfg(custom, job(1)) == (dict(type='ValLoop'), False)
+    with pytest.raises(RobustDetError, match="--cells-per-pass 3 needs "
+                       "mmengine's TestLoop, but test_cfg has "
+                       "type='ValLoop'"):
+        _test_loop_cfg(custom, job(3))
+    with pytest.raises(RobustDetError, match='got 0'):
+        job(0)
