@@ -5,8 +5,12 @@ side by side in one run, on the same config, checkpoint, data, corruptions
 and dataloader workers.
 
 Both corrupt mmdet's BGR arrays here (robustdet with ``--channel-order
-bgr``) so that they do the same work; the deterministic corruptions then
-give identical numbers, which this script also checks.
+bgr`` and, by default, ``--backend reference``, mmdet's own corruption
+code) and evaluate one cell per data pass (``--cells-per-pass 1``) so that
+they do the same work; the deterministic corruptions then give identical
+numbers, which this script also checks. ``--cells-per-pass K`` and
+``--backend fast`` measure robustdet's own speed-ups (same numbers for any
+K; within a grey level of the reference for ``fast``).
 
 mmdet's script needs, on this stack: ``PYTHONPATH=<mmdet>/.mim`` (it
 imports ``tools.analysis_tools.robustness_eval``),
@@ -40,6 +44,17 @@ def parse_args():
     parser.add_argument(
         '--severities', type=int, nargs='+', default=[0, 1, 2, 3, 4, 5])
     parser.add_argument('--work-dir', help='default: a temporary dir')
+    parser.add_argument(
+        '--cells-per-pass',
+        type=int,
+        default=1,
+        help="robustdet's --cells-per-pass (default 1: one cell per data "
+        "pass, as mmdet's script)")
+    parser.add_argument(
+        '--backend',
+        default='reference',
+        help="robustdet's --backend (default reference: mmdet's own "
+        'corruption code)')
     return parser.parse_args()
 
 
@@ -98,12 +113,14 @@ def main():
     t_ours, _ = timed([
         sys.executable, 'tools/test_robust.py', args.config, args.checkpoint,
         '--work-dir', ours_dir, '--corruptions', *names, '--severities',
-        *sev, '--channel-order', 'bgr', '--overwrite'
+        *sev, '--channel-order', 'bgr', '--backend', args.backend,
+        '--cells-per-pass', str(args.cells_per_pass), '--overwrite'
     ])
     cells = len(names) * len([s for s in args.severities if s > 0]) + (
         0 in args.severities)
     print(f'\ncells: {cells} ({len(names)} corruptions x severities '
-          f'{" ".join(sev)})')
+          f'{" ".join(sev)}); robustdet: --backend {args.backend} '
+          f'--cells-per-pass {args.cells_per_pass}')
     print(f'{"tool":<40}{"wall [s]":>10}')
     print(f'{"mmdet test_robustness.py":<40}{t_mmdet:>10.1f}')
     print(f'{"robustdet test_robust.py":<40}{t_ours:>10.1f}')
