@@ -14,8 +14,8 @@ numbers.
 """
 import os.path as osp
 
-from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, SELECTIONS,
-                                   SEVERITIES, check_severity,
+from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
+                                   SELECTIONS, SEVERITIES, check_severity,
                                    resolve_corruptions)
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
                                  cli_entry, default_work_dir, load_config)
@@ -48,8 +48,9 @@ def parse_args(argv=None):
     parser.add_argument(
         '--backend',
         choices=list(BACKENDS),
-        default='reference',
-        help='corruption implementation')
+        default=DEFAULT_BACKEND,
+        help='corruption implementation: fast (default) or reference '
+        '(imagecorruptions, for exact reproduction of published numbers)')
     parser.add_argument(
         '--channel-order',
         choices=list(CHANNEL_ORDERS),

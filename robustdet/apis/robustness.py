@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
 
-from ..corruptions import CLEAN_SEVERITY, SEVERITIES
+from ..corruptions import CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES
 from ..datasets import CorruptedDataset
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
@@ -61,7 +61,7 @@ class RobustnessJob:
     severities: List[int] = field(
         default_factory=lambda: [CLEAN_SEVERITY, *SEVERITIES])
     seed: int = 0
-    backend: str = 'reference'
+    backend: str = DEFAULT_BACKEND
     channel_order: str = 'rgb'
     shard: tuple = (1, 1)
     overwrite: bool = False
