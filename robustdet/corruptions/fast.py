@@ -155,24 +155,21 @@ def _impulse_noise_cdf(amount: float) -> np.ndarray:
     return _cdf_table(np.cumsum(pmf, axis=1))
 
 
-@_register
-def gaussian_noise(img, c, seed):
-    return _sample(img, _gaussian_noise_cdf(c), seed)
+# Noise name -> function(severity parameter) -> alias tables (cached).
+NOISE_TABLES = {
+    'gaussian_noise': _gaussian_noise_cdf,
+    'shot_noise': _shot_noise_cdf,
+    'impulse_noise': _impulse_noise_cdf,
+    'speckle_noise': _speckle_noise_cdf,
+}
 
 
-@_register
-def shot_noise(img, c, seed):
-    return _sample(img, _shot_noise_cdf(c), seed)
+def _noise(tables, img, c, seed):
+    return _sample(img, tables(c), seed)
 
 
-@_register
-def impulse_noise(img, c, seed):
-    return _sample(img, _impulse_noise_cdf(c), seed)
-
-
-@_register
-def speckle_noise(img, c, seed):
-    return _sample(img, _speckle_noise_cdf(c), seed)
+for _name, _tables in NOISE_TABLES.items():
+    _FUNCS[_name] = functools.partial(_noise, _tables)
 
 
 # ----------------------------------------------------------------- blur
