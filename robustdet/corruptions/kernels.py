@@ -38,25 +38,31 @@ def zoom_accumulate(img, rows, row_w, row_in, cols, col_w, col_in,
     num_zooms, height = rows.shape
     width = cols.shape[1]
     src_width, channels = img.shape[1], img.shape[2]
-    line = np.empty((src_width, channels), img.dtype)
+    line = np.empty(src_width * channels, img.dtype)
+    flat = img.reshape(img.shape[0], src_width * channels)
     for i in range(height):
+        dst = out[i]
         for k in range(num_zooms):
-            r = rows[k, i]
             a = row_w[k, i]
             g = row_in[k, i]
-            # Only the source columns this zoom reads.
-            for j in range(cols[k, 0], min(cols[k, width - 1] + 2,
-                                           src_width)):
-                for c in range(channels):
-                    top = img[r, j, c]
-                    line[j, c] = g * (top + a * (img[r + 1, j, c] - top))
+            # Only the source columns this zoom reads. Slices and range()
+            # indices are non-negative, so numba drops its negative-index
+            # wrap-around and the loop vectorises.
+            lo = cols[k, 0] * channels
+            hi = min(cols[k, width - 1] + 2, src_width) * channels
+            top = flat[rows[k, i], lo:hi]
+            bottom = flat[rows[k, i] + 1, lo:hi]
+            seg = line[lo:hi]
+            for j in range(hi - lo):
+                seg[j] = g * (top[j] + a * (bottom[j] - top[j]))
             for j in range(width):
-                s = cols[k, j]
+                s = cols[k, j] * channels
+                pair = line[s:s + 2 * channels]
                 b = col_w[k, j]
                 h = col_in[k, j]
                 for c in range(channels):
-                    left = line[s, c]
-                    out[i, j, c] += h * (left + b * (line[s + 1, c] - left))
+                    left = pair[c]
+                    dst[j, c] += h * (left + b * (pair[channels + c] - left))
 
 
 @njit('void(uint8[:, :, ::1], int64, int64, int64)', **_OPTS)
@@ -136,9 +142,11 @@ def sample_levels(levels, uniform, prob, alias, out):  # pragma: no cover
         v = levels[i]
         t = uniform[i] * n
         j = min(np.int64(t), n - 1)
+        col = np.uint64(j)  # unsigned: no negative-index wrap-around
         # Branch-free select: the comparison is a coin flip per value.
-        keep = np.int64(t - j < prob[v, j])
-        out[i] = keep * j + (1 - keep) * alias[v, j]
+        keep = np.int64(t - j < prob[v, col])
+        other = np.int64(alias[v, col])
+        out[i] = other + keep * (j - other)
 
 
 @njit('int64(int64, int64)', **_OPTS)
@@ -168,10 +176,11 @@ def remap_reflect(img, dy, dx, out):  # pragma: no cover
             x0 = np.int64(np.floor(x))
             fy = y - y0
             fx = x - x0
-            ya = _reflect(y0, height)
-            yb = _reflect(y0 + 1, height)
-            xa = _reflect(x0, width)
-            xb = _reflect(x0 + 1, width)
+            # Unsigned: numba then skips its negative-index wrap-around.
+            ya = np.uint64(_reflect(y0, height))
+            yb = np.uint64(_reflect(y0 + 1, height))
+            xa = np.uint64(_reflect(x0, width))
+            xb = np.uint64(_reflect(x0 + 1, width))
             for c in range(channels):
                 top = img[ya, xa, c] + fx * (img[ya, xb, c] - img[ya, xa, c])
                 bot = img[yb, xa, c] + fx * (img[yb, xb, c] - img[yb, xa, c])
@@ -198,12 +207,14 @@ def shift_sum(img, weights, dxs, dys, out):  # pragma: no cover
             w = weights[k]
             dx = dxs[k]
             src = flat_in[min(max(y - dys[k], 0), height - 1)]
-            # Columns whose source x - dx is inside the image.
+            # Columns whose source x - dx is inside the image: slices, so
+            # the indices are non-negative and the loop vectorises.
             lo = min(max(dx, 0), width)
             hi = max(min(width + dx, width), 0)
-            off = dx * channels
-            for i in range(lo * channels, hi * channels):
-                dst[i] += w * src[i - off]
+            inner = dst[lo * channels:hi * channels]
+            shifted = src[(lo - dx) * channels:(hi - dx) * channels]
+            for i in range(inner.shape[0]):
+                inner[i] += w * shifted[i]
             for x in range(0, lo):
                 for c in range(channels):
                     dst[x * channels + c] += w * src[c]
