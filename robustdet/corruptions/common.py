@@ -282,6 +282,36 @@ def plasma_fractal(rng: np.random.RandomState, mapsize: int,
     return grid / grid.max()
 
 
+def glass_shuffle(img: np.ndarray, delta: int, iterations: int,
+                  seed: int) -> np.ndarray:
+    """The reference glass_blur pixel shuffle of an H×W×C uint8 array.
+
+    The reference draws ``dx, dy`` per pixel with numba's
+    ``np.random.randint(-delta, delta)`` after seeding numba's generator
+    with ``seed``; numba's generator is numpy's legacy Mersenne Twister, so
+    :class:`numpy.random.RandomState` gives the same numbers, drawn here a
+    pass at a time (vectorised) for the compiled copy loop.
+
+    Args:
+        img (np.ndarray): C-contiguous uint8 array, shuffled in place.
+        delta (int): Largest displacement.
+        iterations (int): Number of passes.
+        seed (int): The seed.
+
+    Returns:
+        np.ndarray: ``img``.
+    """
+    from .kernels import glass_pass
+    rng = np.random.RandomState(seed)
+    rows = max(img.shape[0] - 2 * delta, 0)
+    cols = max(img.shape[1] - 2 * delta, 0)
+    for _ in range(iterations):
+        offsets = rng.randint(-delta, delta, size=2 * rows * cols,
+                              dtype=np.int32)
+        glass_pass(img, offsets, delta)
+    return img
+
+
 def next_power_of_2(x: int) -> int:
     """The smallest power of two ``>= x`` (1 for 0)."""
     return 1 if x == 0 else 2**(x - 1).bit_length()

@@ -65,26 +65,25 @@ def zoom_accumulate(img, rows, row_w, row_in, cols, col_w, col_in,
                     dst[j, c] += h * (left + b * (pair[channels + c] - left))
 
 
-@njit('void(uint8[:, :, ::1], int64, int64, int64)', **_OPTS)
-def glass_shuffle(img, delta, iterations, seed):  # pragma: no cover
-    """The reference glass_blur pixel shuffle, in place.
+@njit('void(uint8[:, :, ::1], int32[::1], int64)', **_OPTS)
+def glass_pass(img, offsets, delta):  # pragma: no cover
+    """One pass of the reference glass_blur pixel shuffle, in place.
 
     Scans rows from ``H - delta`` down to ``delta + 1`` and columns
-    likewise, draws ``dx`` then ``dy`` uniformly from ``[-delta, delta)``
-    with numba's generator seeded by ``seed`` (as the reference does), and
-    copies pixel ``(h + dy, w + dx)`` into ``(h, w)``. The reference writes
-    ``x[h, w], x[h', w'] = x[h', w'], x[h, w]`` on array views, which
-    copies rather than swaps; that is what is measured, so it is kept.
+    likewise, takes ``dx`` then ``dy`` from ``offsets`` and copies pixel
+    ``(h + dy, w + dx)`` into ``(h, w)``. The reference writes ``x[h, w],
+    x[h', w'] = x[h', w'], x[h, w]`` on array views, which copies rather
+    than swaps; that is what is measured, so it is kept.
     """
-    np.random.seed(seed)
     height, width, channels = img.shape
-    for _ in range(iterations):
-        for h in range(height - delta, delta, -1):
-            for w in range(width - delta, delta, -1):
-                dx = np.random.randint(-delta, delta)
-                dy = np.random.randint(-delta, delta)
-                for c in range(channels):
-                    img[h, w, c] = img[h + dy, w + dx, c]
+    t = 0
+    for h in range(height - delta, delta, -1):
+        for w in range(width - delta, delta, -1):
+            sy = h + offsets[t + 1]
+            sx = w + offsets[t]
+            t += 2
+            for c in range(channels):
+                img[h, w, c] = img[sy, sx, c]
 
 
 @njit('void(float64[:, ::1], float64[:, ::1], uint8[:, ::1])', **_OPTS)

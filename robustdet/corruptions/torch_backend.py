@@ -24,7 +24,7 @@ against the fast backend (and hence the reference):
   by :func:`.common.plasma_fractal`, which is where its random numbers
   are), the displacement fields of elastic_transform and the liquid layer
   of spatter. glass_blur's shuffle is sequential: the reference's own
-  shuffle (:func:`.kernels.glass_shuffle`, seeded alike) runs on the CPU on
+  shuffle (:func:`.common.glass_shuffle`, seeded alike) runs on the CPU on
   an image of pixel indices, and the resulting permutation is applied on
   the device between the two blurs. spatter's water drops repeat OpenCV's
   Canny, distance transform and histogram equalisation exactly.
@@ -60,7 +60,7 @@ import torch
 import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
-from . import common, fast, kernels
+from . import common, fast
 from .api import CHANNEL_ORDERS, MIN_SIDE
 from .table import check_severity, get_corruption
 
@@ -443,7 +443,7 @@ def _glass_permutation(height: int, width: int, delta: int, iterations: int,
     """
     index = np.arange(height * width, dtype='<u4').view(np.uint8)
     index = index.reshape(height, width, 4)
-    kernels.glass_shuffle(index, delta, iterations, seed)
+    common.glass_shuffle(index, delta, iterations, seed)
     return index.view('<u4').reshape(-1).astype(np.int64)
 
 
