@@ -430,4 +430,5 @@ def pixelate(img, c, seed):
 def jpeg_compression(img, c, seed):
     buffer = io.BytesIO()
     Image.fromarray(img).save(buffer, 'JPEG', quality=c)
-    return np.asarray(Image.open(buffer).convert('RGB'))
+    # An RGB image decodes to RGB: no conversion (the reference converts).
+    return np.asarray(Image.open(buffer))
