@@ -28,7 +28,7 @@ from .results import Cell, cell_key, record_cell, save_results
 
 # Dataloader settings replaced by the pass dataset, sampler and collate.
 _REPLACED = ('dataset', 'sampler', 'batch_sampler', 'batch_size', 'shuffle',
-             'drop_last', 'collate_fn')
+             'drop_last', 'collate_fn', 'num_batch_per_epoch')
 
 
 def check_cells_per_pass(value: Any) -> int:
@@ -62,13 +62,18 @@ class GridDataset(Dataset):
     Args:
         dataset (MultiCorruptedDataset): Built for every cell of the passes.
         passes (Sequence[Sequence[Cell]]): The passes.
+        num_images (int, optional): Use only the first images (mmengine's
+            ``num_batch_per_epoch``). Defaults to all.
     """
 
-    def __init__(self, dataset: MultiCorruptedDataset,
-                 passes: Sequence[Sequence[Cell]]) -> None:
+    def __init__(self,
+                 dataset: MultiCorruptedDataset,
+                 passes: Sequence[Sequence[Cell]],
+                 num_images: Optional[int] = None) -> None:
         self.dataset = dataset
         self.passes = [list(p) for p in passes]
-        self.num_images = len(dataset)
+        self.num_images = len(dataset) if num_images is None else min(
+            num_images, len(dataset))
 
     @property
     def metainfo(self) -> dict:
@@ -180,9 +185,10 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
 
     Keeps the config's dataloader settings (``num_workers``,
     ``persistent_workers``, ``pin_memory``, ``prefetch_factor``, worker
-    seeding through the runner); replaces the dataset, sampler and collate
-    function by their pass-aware versions. The config's sampler is not
-    built: images are read in order (``round_up`` is honoured).
+    seeding through the runner, ``num_batch_per_epoch``); replaces the
+    dataset, sampler and collate function by their pass-aware versions.
+    The config's sampler (and batch sampler) is not built: images are read
+    in order (its ``round_up`` is honoured).
 
     Args:
         runner (Runner): Builds the dataloader (worker seeding).
@@ -191,18 +197,25 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
         passes (Sequence[Sequence[Cell]]): The passes.
 
     Returns:
-        torch.utils.data.DataLoader: With a :class:`PassBatchSampler`.
+        torch.utils.data.DataLoader: Over a :class:`GridDataset` with a
+        :class:`PassBatchSampler`; ``dataset.num_images`` images per pass.
     """
+    from mmengine.dist import get_world_size
     sampler = dl_cfg.get('sampler')
     round_up = sampler.get('round_up', True) if isinstance(sampler,
                                                            dict) else True
+    batch_size = dl_cfg.get('batch_size', 1)
+    num_images = None
+    if dl_cfg.get('num_batch_per_epoch') is not None:
+        num_images = dl_cfg['num_batch_per_epoch'] * batch_size * \
+            get_world_size()
+    grid = GridDataset(dataset, passes, num_images)
     cfg = {k: v for k, v in dl_cfg.items() if k not in _REPLACED}
     cfg.update(
-        dataset=GridDataset(dataset, passes),
+        dataset=grid,
         sampler=None,
         batch_sampler=PassBatchSampler(
-            len(passes), len(dataset), dl_cfg.get('batch_size', 1),
-            round_up),
+            len(passes), grid.num_images, batch_size, round_up),
         collate_fn=PassCollate(resolve_collate_fn(dl_cfg.get('collate_fn'))))
     return runner.build_dataloader(
         cfg,
@@ -283,9 +296,11 @@ class PassRunner:
             for index, cells in enumerate(passes):
                 self._run_pass(index, cells, batches,
                                loader.batch_sampler.batches_per_pass,
-                               len(dataset), evaluators)
+                               loader.dataset.num_images, evaluators)
         finally:
-            del batches  # stops the workers
+            # The workers stop with the iterator (or, if persistent, with
+            # the loader when this returns).
+            del batches
 
     @torch.no_grad()
     def _run_pass(self, index: int, cells: List[Cell], batches: Iterator,

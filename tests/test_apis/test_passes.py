@@ -100,6 +100,14 @@ def test_one_loader_for_all_passes_keeps_its_workers():
     assert len(pids) == 2 and os.getpid() not in pids
 
 
+def test_grid_dataset_first_images_only():
+    passes = plan_passes(CELLS, 3)
+    grid = GridDataset(_Multi(), passes, num_images=3)
+    assert grid.num_images == 3 and len(grid) == 6
+    assert grid[4][0] == 1 and grid[4][1][0]['image'] == 1
+    assert GridDataset(_Multi(), passes, num_images=9).num_images == 4
+
+
 def test_collate_refuses_mixed_passes():
     with pytest.raises(AssertionError, match='mixes passes'):
         PassCollate(pseudo_collate)([(0, [1]), (1, [2])])
