@@ -27,6 +27,18 @@ FROST_FILES = ('frost1.png', 'frost2.png', 'frost3.png', 'frost4.jpg',
                'frost5.jpg', 'frost6.jpg')
 
 
+# spatter: the water drops (severities 1-3) are the edges (Canny, these
+# thresholds) of the liquid mask shaded by an embossed distance map capped
+# at SPATTER_DIST_CAP; colours are added to the channels in array order.
+# The water colour is pale turquoise in BGR, but the reference feeds it RGB
+# arrays, so on screen the drops come out pale pink; mud is brown in RGB.
+SPATTER_CANNY = (50, 150)
+SPATTER_DIST_CAP = 20.
+SPATTER_EMBOSS = ((-2, -1, 0), (-1, 1, 1), (0, 1, 2))
+SPATTER_WATER = np.array([175, 238, 238], np.float32) / 255.
+SPATTER_MUD = np.array([63, 42, 20], np.float32) / 255.
+
+
 def params(name: str, severity: int):
     """The table parameters of ``name`` at ``severity``."""
     return get_corruption(name).severity_params(severity)

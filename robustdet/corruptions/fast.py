@@ -375,13 +375,6 @@ def elastic_transform(img, c, seed):
     return _to_uint8(out)
 
 
-# Added to the channels in array order, as the reference adds them. The
-# water colour is pale turquoise in BGR, but the reference feeds it RGB
-# arrays, so on screen the drops come out pale pink; mud is brown in RGB.
-_WATER = np.array([175, 238, 238], np.float32) / 255.
-_MUD = np.array([63, 42, 20], np.float32) / 255.
-
-
 @_register
 def spatter(img, c, seed):
     loc, scale, sigma, threshold, strength, mud = c
@@ -397,18 +390,19 @@ def spatter(img, c, seed):
         # Water drops: edges of the liquid mask, shaded by an embossed
         # distance map (the reference's OpenCV steps, in its order).
         liquid = (liquid * 255).astype(np.uint8)
-        dist = 255 - cv2.Canny(liquid, 50, 150)
+        dist = 255 - cv2.Canny(liquid, *common.SPATTER_CANNY)
         dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
-        _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
+        cap = common.SPATTER_DIST_CAP
+        _, dist = cv2.threshold(dist, cap, cap, cv2.THRESH_TRUNC)
         dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
         dist = cv2.equalizeHist(dist)
-        emboss = np.array([[-2, -1, 0], [-1, 1, 1], [0, 1, 2]])
+        emboss = np.array(common.SPATTER_EMBOSS)
         dist = cv2.filter2D(dist, cv2.CV_8U, emboss)
         dist = cv2.blur(dist, (3, 3)).astype(np.float32)
         m = liquid * dist
         with np.errstate(divide='ignore', invalid='ignore'):
             m = m / m.max() * strength
-        x += m[..., None] * _WATER
+        x += m[..., None] * common.SPATTER_WATER
     else:
         m = np.where(liquid > threshold, 1, 0).astype(np.float32)
         k = common.gaussian_kernel1d(strength, common.GAUSSIAN_TRUNCATE)
@@ -416,7 +410,7 @@ def spatter(img, c, seed):
                             borderType=cv2.BORDER_REPLICATE)
         m[m < 0.8] = 0
         x *= (1 - m)[..., None]
-        x += m[..., None] * _MUD
+        x += m[..., None] * common.SPATTER_MUD
     x *= 255
     with np.errstate(invalid='ignore'):
         return _to_uint8(x)

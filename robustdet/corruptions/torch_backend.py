@@ -396,24 +396,13 @@ def _sample(x: torch.Tensor, tables: Tuple[np.ndarray, np.ndarray],
     return out
 
 
-@_register
-def gaussian_noise(x, c, seeds):
-    return _sample(x, fast._gaussian_noise_cdf(c), seeds)
+def _noise(tables, x, c, seeds):
+    return _sample(x, tables(c), seeds)
 
 
-@_register
-def shot_noise(x, c, seeds):
-    return _sample(x, fast._shot_noise_cdf(c), seeds)
-
-
-@_register
-def impulse_noise(x, c, seeds):
-    return _sample(x, fast._impulse_noise_cdf(c), seeds)
-
-
-@_register
-def speckle_noise(x, c, seeds):
-    return _sample(x, fast._speckle_noise_cdf(c), seeds)
+# The fast backend's exact per-level output distributions (alias tables).
+for _name, _tables in fast.NOISE_TABLES.items():
+    _FUNCS[_name] = functools.partial(_noise, _tables)
 
 
 # ----------------------------------------------------------------- blur
@@ -672,9 +661,9 @@ def elastic_transform(x, c, seeds):
 
 # Canny thresholds, distance cap and emboss kernel of the reference's
 # water drops (spatter severities 1-3).
-_CANNY_LOW, _CANNY_HIGH = 50, 150
-_DIST_CAP = 20.
-_EMBOSS = ((-2, -1, 0), (-1, 1, 1), (0, 1, 2))
+_CANNY_LOW, _CANNY_HIGH = common.SPATTER_CANNY
+_DIST_CAP = common.SPATTER_DIST_CAP
+_EMBOSS = common.SPATTER_EMBOSS
 # OpenCV's DIST_L2 5×5 chamfer mask: cost of a step by (|dy|, |dx|)
 # sorted, in float32 (OpenCV adds them in float32).
 _CHAMFER_COST = {(0, 1): 1.0, (1, 1): 1.4, (1, 2): 2.1969}
@@ -806,11 +795,12 @@ def spatter(x, c, seeds):
         layer = (liquid * 255).to(torch.uint8)
         m = layer.float() * _water(layer)
         m = m / m.amax(dim=(2, 3), keepdim=True) * strength
-        out += m * _tensor(fast._WATER, x).view(1, 3, 1, 1)
+        out += m * _tensor(common.SPATTER_WATER, x).view(1, 3, 1, 1)
     else:
         m = _gaussian((liquid > threshold).float(), strength)
         m = torch.where(m < 0.8, 0., m)
-        out = out * (1 - m) + m * _tensor(fast._MUD, x).view(1, 3, 1, 1)
+        mud = _tensor(common.SPATTER_MUD, x).view(1, 3, 1, 1)
+        out = out * (1 - m) + m * mud
     return _to_uint8(out * 255)
 
 
