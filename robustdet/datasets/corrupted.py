@@ -78,8 +78,34 @@ def insert_after_loading(pipeline: Compose, transform: Any) -> int:
     return index
 
 
+class WrappedDataset:
+    """What the corruption wrappers share: a wrapped ``dataset`` whose
+    metainfo, annotations and length they pass through."""
+    dataset: BaseDataset
+    _fully_initialized: bool
+
+    @property
+    def metainfo(self) -> dict:
+        """The wrapped dataset's metainfo."""
+        return copy.deepcopy(self.dataset.metainfo)
+
+    def full_init(self) -> None:
+        """Fully initialize the wrapped dataset."""
+        if self._fully_initialized:
+            return
+        self.dataset.full_init()
+        self._fully_initialized = True
+
+    def get_data_info(self, idx: int) -> dict:
+        """Annotation of the ``idx``-th image (unchanged)."""
+        return self.dataset.get_data_info(idx)
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+
 @DATASETS.register_module()
-class CorruptedDataset:
+class CorruptedDataset(WrappedDataset):
     """Turn any mmdet detection dataset into its -C version.
 
     The wrapped dataset keeps its annotations, metainfo and evaluation;
@@ -141,27 +167,8 @@ class CorruptedDataset:
         if not lazy_init:
             self.full_init()
 
-    @property
-    def metainfo(self) -> dict:
-        """The wrapped dataset's metainfo."""
-        return copy.deepcopy(self.dataset.metainfo)
-
-    def full_init(self) -> None:
-        """Fully initialize the wrapped dataset."""
-        if self._fully_initialized:
-            return
-        self.dataset.full_init()
-        self._fully_initialized = True
-
-    def get_data_info(self, idx: int) -> dict:
-        """Annotation of the ``idx``-th image (unchanged)."""
-        return self.dataset.get_data_info(idx)
-
     def __getitem__(self, idx: int) -> Any:
         return self.dataset[idx]
-
-    def __len__(self) -> int:
-        return len(self.dataset)
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}(corruption={self.corruption!r}, '

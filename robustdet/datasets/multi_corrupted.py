@@ -8,7 +8,7 @@ from mmengine.dataset import BaseDataset, Compose
 
 from ..corruptions import CLEAN_SEVERITY, DEFAULT_BACKEND, check_severity
 from ..utils.errors import RobustDetError
-from .corrupted import iter_leaf_datasets, loading_index
+from .corrupted import WrappedDataset, iter_leaf_datasets, loading_index
 from .transforms import CorruptImage
 
 Cell = Tuple[str, int]
@@ -85,7 +85,7 @@ class MultiCellPipeline(Compose):
 
 
 @DATASETS.register_module()
-class MultiCorruptedDataset:
+class MultiCorruptedDataset(WrappedDataset):
     """Every image of a dataset under several (corruption, severity) cells,
     loaded and decoded once.
 
@@ -168,22 +168,6 @@ class MultiCorruptedDataset:
                 channel_order=self.channel_order,
                 path_root=path_root))
 
-    @property
-    def metainfo(self) -> dict:
-        """The wrapped dataset's metainfo."""
-        return copy.deepcopy(self.dataset.metainfo)
-
-    def full_init(self) -> None:
-        """Fully initialize the wrapped dataset."""
-        if self._fully_initialized:
-            return
-        self.dataset.full_init()
-        self._fully_initialized = True
-
-    def get_data_info(self, idx: int) -> dict:
-        """Annotation of the ``idx``-th image (unchanged)."""
-        return self.dataset.get_data_info(idx)
-
     def get(self, idx: int, cells: Optional[Sequence[Cell]] = None) -> list:
         """The ``idx``-th image's samples for some of the cells.
 
@@ -207,9 +191,6 @@ class MultiCorruptedDataset:
 
     def __getitem__(self, idx: int) -> list:
         return self.get(idx)
-
-    def __len__(self) -> int:
-        return len(self.dataset)
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}(cells={self.cells}, '
