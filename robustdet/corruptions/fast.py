@@ -56,25 +56,9 @@ def corrupt_fast(img: np.ndarray, name: str, severity: int,
     Returns:
         np.ndarray: The corrupted RGB uint8 image, H×W×3.
     """
-    with _single_thread():
-        return _FUNCS[name](img, common.params(name, severity), seed)
-
-
-class _single_thread:
-    """Keep OpenCV on the calling thread.
-
-    Data-loader workers already run one image per process; OpenCV's own
-    thread pool on top of that oversubscribes the cores.
-    """
-
-    def __enter__(self):
-        self.threads = cv2.getNumThreads()
-        if self.threads != 1:
-            cv2.setNumThreads(1)
-
-    def __exit__(self, *exc):
-        if self.threads != 1:
-            cv2.setNumThreads(self.threads)
+    # OpenCV threading is the caller's: mmengine sets it per process (and
+    # to 0 in data-loader workers), the benchmark script to 1.
+    return _FUNCS[name](img, common.params(name, severity), seed)
 
 
 def _to_uint8(x: np.ndarray) -> np.ndarray:
