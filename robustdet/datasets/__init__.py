@@ -1,15 +1,19 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 from .corrupted import (CorruptedDataset, insert_after_loading,
                         iter_leaf_datasets, loading_index)
+from .deferred_corrupted import DeferredCorruptionDataset, defer_pipeline
 from .multi_corrupted import MultiCellPipeline, MultiCorruptedDataset
 from .neighbor_builder import build_neighbor_sets, frame_labels
 from .neighbor_sets import (IMAGENET_VID_CLASSES, IMAGENET_VID_WNIDS,
                             NeighborSetDataset)
-from .transforms import CorruptImage
+from .transforms import (CorruptImage, DeferredResize, RecordImageIdentity,
+                         corruption_seed, image_identity)
 
 __all__ = [
-    'CorruptImage', 'CorruptedDataset', 'IMAGENET_VID_CLASSES',
-    'IMAGENET_VID_WNIDS', 'MultiCellPipeline', 'MultiCorruptedDataset',
-    'NeighborSetDataset', 'build_neighbor_sets', 'frame_labels',
+    'CorruptImage', 'CorruptedDataset', 'DeferredCorruptionDataset',
+    'DeferredResize', 'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
+    'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',
+    'RecordImageIdentity', 'build_neighbor_sets', 'corruption_seed',
+    'defer_pipeline', 'frame_labels', 'image_identity',
     'insert_after_loading', 'iter_leaf_datasets', 'loading_index'
 ]

@@ -11,6 +11,43 @@ from ...corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
 from ...utils.seeding import derive_seed
 
 
+def image_identity(img_path: str, path_root: Optional[str] = None) -> str:
+    """The stable identity of an image, which its corruption seeds derive
+    from: its path relative to ``path_root`` with '/' separators, else (no
+    root, or the image lies outside it) its file name.
+
+    Args:
+        img_path (str): The image path.
+        path_root (str, optional): The dataset's ``data_root``.
+
+    Returns:
+        str: The identity.
+    """
+    if path_root:
+        rel = osp.relpath(osp.abspath(img_path), osp.abspath(path_root))
+        if not rel.startswith(osp.pardir):
+            return rel.replace(osp.sep, '/')
+    return osp.basename(img_path)
+
+
+def corruption_seed(seed: int, identity: str, corruption: str,
+                    severity: int) -> int:
+    """The seed an image is corrupted with, wherever it is corrupted (by
+    :class:`CorruptImage` on the CPU, or on the model's device by
+    :class:`robustdet.models.CorruptingDataPreprocessor`).
+
+    Args:
+        seed (int): Run seed.
+        identity (str): The image's identity, see :func:`image_identity`.
+        corruption (str): Corruption name.
+        severity (int): Severity.
+
+    Returns:
+        int: A seed in ``[0, 2**32)``.
+    """
+    return derive_seed(seed, identity, corruption, severity)
+
+
 @TRANSFORMS.register_module()
 class CorruptImage(BaseTransform):
     """Corrupt the loaded image, reproducibly, as in the -C benchmarks.
@@ -72,13 +109,9 @@ class CorruptImage(BaseTransform):
 
     def image_identity(self, img_path: str) -> str:
         """The stable identity of an image: its path relative to
-        ``path_root`` with '/' separators, else its file name."""
-        if self.path_root:
-            rel = osp.relpath(osp.abspath(img_path),
-                              osp.abspath(self.path_root))
-            if not rel.startswith(osp.pardir):
-                return rel.replace(osp.sep, '/')
-        return osp.basename(img_path)
+        ``path_root`` with '/' separators, else its file name (see
+        :func:`image_identity`)."""
+        return image_identity(img_path, self.path_root)
 
     def transform(self, results: dict) -> dict:
         """Corrupt ``results['img']``.
@@ -90,8 +123,9 @@ class CorruptImage(BaseTransform):
             dict: The result dict with the corrupted image.
         """
         img = results['img']
-        seed = derive_seed(self.seed, self.image_identity(
-            results['img_path']), self.corruption, self.severity)
+        seed = corruption_seed(self.seed,
+                               self.image_identity(results['img_path']),
+                               self.corruption, self.severity)
         # mmdet loads BGR; corrupt() takes RGB.
         rgb = np.ascontiguousarray(img[..., ::-1]) if img.ndim == 3 else img
         out = corrupt(rgb, self.corruption, self.severity, seed=seed,
@@ -109,3 +143,47 @@ class CorruptImage(BaseTransform):
                 f'backend={self.backend!r}, '
                 f'channel_order={self.channel_order!r}, '
                 f'path_root={self.path_root!r})')
+
+
+@TRANSFORMS.register_module()
+class RecordImageIdentity(BaseTransform):
+    """Record the image's identity, which its corruption seeds derive from,
+    for a corruption applied later on the model's device.
+
+    ``tools/test_robust.py --backend torch`` puts it right after the image
+    loading step (:class:`robustdet.datasets.DeferredCorruptionDataset`)
+    and :class:`robustdet.models.CorruptingDataPreprocessor` reads it from
+    the data samples' metainfo, so the device corrupts every image with the
+    seed :class:`CorruptImage` would use.
+
+    Required Keys:
+
+    - img_path (str)
+
+    Added Keys:
+
+    - img_identity (str)
+
+    Args:
+        path_root (str, optional): Root that image identities are relative
+            to (the dataset's ``data_root``). Defaults to None.
+    """
+
+    def __init__(self, path_root: Optional[str] = None) -> None:
+        self.path_root = path_root
+
+    def transform(self, results: dict) -> dict:
+        """Add ``results['img_identity']``.
+
+        Args:
+            results (dict): Result dict with ``img_path``.
+
+        Returns:
+            dict: The result dict with the identity.
+        """
+        results['img_identity'] = image_identity(results['img_path'],
+                                                 self.path_root)
+        return results
+
+    def __repr__(self) -> str:
+        return f'{self.__class__.__name__}(path_root={self.path_root!r})'
