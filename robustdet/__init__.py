@@ -2,15 +2,16 @@
 """robustdet: how far mmdetection detectors can be trusted when images get
 worse.
 
-Importing the package registers its transforms, datasets and metrics into
-mmdet's registries, so ``custom_imports = dict(imports=['robustdet'])`` in a
-config is all that is needed.
+Importing the package registers its transforms, datasets, metrics and data
+preprocessor into mmdet's registries, so
+``custom_imports = dict(imports=['robustdet'])`` in a config is all that is
+needed.
 """
 from .utils.version_gate import check_versions
 
 check_versions()
 
-from . import corruptions, datasets, evaluation  # noqa: E402,F401
+from . import corruptions, datasets, evaluation, models  # noqa: E402,F401
 from .utils import register_all_modules  # noqa: E402
 from .version import __version__, version_info  # noqa: E402
 

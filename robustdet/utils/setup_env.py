@@ -5,9 +5,9 @@
 def register_all_modules(init_default_scope: bool = True) -> None:
     """Register mmdet's and robustdet's modules into mmdet's registries.
 
-    robustdet has no registry scope of its own: its transforms, datasets
-    and metrics live in ``mmdet.registry``, so configs refer to them by
-    plain ``type=`` names. In a config,
+    robustdet has no registry scope of its own: its transforms, datasets,
+    metrics and data preprocessor live in ``mmdet.registry``, so configs
+    refer to them by plain ``type=`` names. In a config,
     ``custom_imports = dict(imports=['robustdet'])`` does the same.
 
     Args:
@@ -18,4 +18,5 @@ def register_all_modules(init_default_scope: bool = True) -> None:
 
     import robustdet.datasets  # noqa: F401
     import robustdet.evaluation  # noqa: F401
+    import robustdet.models  # noqa: F401
     mmdet_register(init_default_scope=init_default_scope)

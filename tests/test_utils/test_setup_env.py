@@ -8,12 +8,14 @@ from robustdet.utils import register_all_modules
 
 
 def test_register_all_modules():
-    from mmdet.registry import DATASETS, METRICS, TRANSFORMS
+    from mmdet.registry import DATASETS, METRICS, MODELS, TRANSFORMS
     register_all_modules()
     assert DefaultScope.get_current_instance().scope_name == 'mmdet'
     # robustdet's modules live in mmdet's registries, no scope of their own.
     assert TRANSFORMS.get('CorruptImage').__module__.startswith('robustdet')
     assert DATASETS.get('CorruptedDataset').__module__.startswith(
+        'robustdet')
+    assert MODELS.get('CorruptingDataPreprocessor').__module__.startswith(
         'robustdet')
     # and mmdet's own modules are there too.
     assert DATASETS.get('CocoDataset') is not None
