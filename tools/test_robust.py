@@ -10,7 +10,9 @@ writes ``WORK_DIR/robustness.json`` (after every cell, atomically), then
 Rerunning the same command resumes; ``--shard I/N`` splits the cells over
 independent jobs writing into the same work dir; ``--cells-per-pass K``
 evaluates K cells per data pass (each image loaded once), with the same
-numbers.
+numbers. ``--backend torch`` corrupts on the model's device (a GPU when the
+model runs on one): the dataloader only decodes, the model's data
+preprocessor corrupts, resizes and normalises.
 """
 import os.path as osp
 
@@ -49,8 +51,16 @@ def parse_args(argv=None):
         '--backend',
         choices=list(BACKENDS),
         default=DEFAULT_BACKEND,
-        help='corruption implementation: fast (default) or reference '
-        '(imagecorruptions, for exact reproduction of published numbers)')
+        help='corruption implementation: fast (default), reference '
+        '(imagecorruptions, for exact reproduction of published numbers) or '
+        "torch (on the model's device: the dataloader only decodes, the "
+        "model's data preprocessor corrupts at the original resolution, "
+        'resizes and normalises)')
+    parser.add_argument(
+        '--corruption-device',
+        metavar='DEVICE',
+        help='with --backend torch: corrupt on this device (cpu, cuda, '
+        "cuda:N) instead of the model's")
     parser.add_argument(
         '--channel-order',
         choices=list(CHANNEL_ORDERS),
@@ -123,7 +133,8 @@ def main():
         unsafe_load=args.unsafe_load,
         skip_bad_images=args.skip_bad_images,
         launcher=args.launcher,
-        cells_per_pass=args.cells_per_pass)
+        cells_per_pass=args.cells_per_pass,
+        corruption_device=args.corruption_device)
     results = run_robustness(job, cfg)
     if not is_main_process():
         return

@@ -11,6 +11,11 @@ All passes come from ONE dataloader whose index space is (pass, image)
 (:class:`GridDataset`) with a batch sampler that never mixes passes
 (:class:`PassBatchSampler`): dataloader workers are started once for the
 whole run and keep loading the next pass while a pass is being scored.
+
+When the model's data preprocessor corrupts (backend ``'torch'``, see
+:func:`robustdet.apis.robustness.device_corruption_cfgs`), each image is
+decoded once per pass (:class:`DecodedOnce`) and the same batch goes
+through the model once per cell, the preprocessor set to that cell.
 """
 import copy
 import math
@@ -85,6 +90,34 @@ class GridDataset(Dataset):
     def __getitem__(self, idx: int) -> tuple:
         p, i = divmod(idx, self.num_images)
         return p, self.dataset.get(i, self.passes[p])
+
+
+class DecodedOnce:
+    """Stands in for a :class:`MultiCorruptedDataset` when the model's data
+    preprocessor corrupts: the ``idx``-th image's one decoded sample
+    serves every cell of a pass.
+
+    Args:
+        dataset (dict | Dataset): The test dataset (config), a
+            :class:`~robustdet.datasets.DeferredCorruptionDataset`.
+    """
+
+    def __init__(self, dataset: Any) -> None:
+        if isinstance(dataset, dict):
+            from mmdet.registry import DATASETS
+            dataset = DATASETS.build(dataset)
+        self.dataset = dataset
+
+    @property
+    def metainfo(self) -> dict:
+        return copy.deepcopy(self.dataset.metainfo)
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def get(self, idx: int, cells: Optional[Sequence[Cell]] = None) -> list:
+        """``[sample]``: one sample for all the cells."""
+        return [self.dataset[idx]]
 
 
 class PassBatchSampler:
@@ -244,6 +277,12 @@ class PassRunner:
     The epoch hooks run once per pass, so hooks that pair them (e.g.
     ``EMAHook`` swapping weights) stay paired.
 
+    When the model's data preprocessor corrupts (a
+    :class:`~robustdet.models.CorruptingDataPreprocessor`, backend
+    ``'torch'``), the dataloader gives one decoded batch for all the cells
+    of a pass; each cell gets its own copy of it (the last the batch
+    itself) and the preprocessor is set to the cell before ``test_step``.
+
     A cell's ``seconds`` in the results is its own measured time (model,
     evaluator, its iteration hooks) plus an equal share of the rest of the
     pass (waiting for data, which its cells load together), so the cells of
@@ -271,16 +310,21 @@ class PassRunner:
         self.evaluator_cfg = evaluator_cfg
         self.progress = progress
         self.results = results
+        from ..models import find_corrupting_preprocessor
+        self.device_corrupter = find_corrupting_preprocessor(runner.model)
 
     def run(self, passes: Sequence[Sequence[Cell]]) -> None:
         """Evaluate every pass, recording after each."""
         passes = [list(p) for p in passes]
-        dataset = MultiCorruptedDataset(
-            dataset=copy.deepcopy(self.dl_cfg['dataset']),
-            cells=[c for p in passes for c in p],
-            seed=self.job.seed,
-            backend=self.job.backend,
-            channel_order=self.job.channel_order)
+        if self.device_corrupter is not None:
+            dataset = DecodedOnce(copy.deepcopy(self.dl_cfg['dataset']))
+        else:
+            dataset = MultiCorruptedDataset(
+                dataset=copy.deepcopy(self.dl_cfg['dataset']),
+                cells=[c for p in passes for c in p],
+                seed=self.job.seed,
+                backend=self.job.backend,
+                channel_order=self.job.channel_order)
         loader = build_grid_dataloader(self.runner, self.dl_cfg, dataset,
                                        passes)
         meta = dataset.metainfo
@@ -302,6 +346,14 @@ class PassRunner:
             # the loader when this returns).
             del batches
 
+    def _cell_batch(self, batches: List[Any], j: int, num_cells: int) -> Any:
+        """The j-th cell's batch: its own, or, when the model corrupts, a
+        copy of the one decoded batch (the last cell takes the batch)."""
+        if self.device_corrupter is None:
+            return batches[j]
+        return batches[0] if j == num_cells - 1 else copy.deepcopy(
+            batches[0])
+
     @torch.no_grad()
     def _run_pass(self, index: int, cells: List[Cell], batches: Iterator,
                   num_batches: int, num_images: int,
@@ -318,8 +370,11 @@ class PassRunner:
         for b in range(num_batches):
             batch = next(batches)
             assert batch['pass_index'] == index, (batch['pass_index'], index)
-            for j, (cell, data) in enumerate(zip(cells, batch['cells'])):
+            for j, cell in enumerate(cells):
                 tick = time.perf_counter()
+                data = self._cell_batch(batch['cells'], j, len(cells))
+                if self.device_corrupter is not None:
+                    self.device_corrupter.set_cell(*cell)
                 self.progress.set_cell(cell)
                 runner.call_hook('before_test_iter', batch_idx=b,
                                  data_batch=data)

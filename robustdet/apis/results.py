@@ -22,7 +22,12 @@ SHARD_DIR = 'shards'
 CLEAN = 'clean'
 # A run may only resume or merge results that agree on these.
 IDENTITY_KEYS = ('config_sha256', 'checkpoint_sha256', 'seed', 'backend',
-                 'channel_order')
+                 'channel_order', 'corruption_device')
+# Identity keys a run may leave out, with the value that means "none":
+# the device type ('cpu', 'cuda') that backend torch corrupts on (its noise
+# pixels depend on the device's generator); None for the other backends
+# and in files written before the key existed.
+OPTIONAL_IDENTITY = dict(corruption_device=None)
 # Config parts that decide the numbers (dataloader workers do not).
 _FINGERPRINT_KEYS = ('model', 'test_dataloader', 'test_evaluator',
                      'test_cfg')
@@ -123,6 +128,7 @@ def config_fingerprint(cfg: Any) -> str:
 
 def new_results(identity: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
     """An empty results dict for a run with the given identity."""
+    identity = dict(OPTIONAL_IDENTITY, **identity)
     missing = [k for k in IDENTITY_KEYS if k not in identity]
     assert not missing, f'identity lacks {missing}'
     return dict(
@@ -176,8 +182,8 @@ def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],
         hint (str): What the user can do, for the message.
     """
     diffs = [
-        f'{k}: {existing.get(k)!r} there, {identity[k]!r} now'
-        for k in IDENTITY_KEYS if existing.get(k) != identity[k]
+        f'{k}: {existing.get(k)!r} there, {identity.get(k)!r} now'
+        for k in IDENTITY_KEYS if existing.get(k) != identity.get(k)
     ]
     if diffs:
         raise RobustDetError(
@@ -288,7 +294,8 @@ def merge_results(parts: Iterable[Dict[str, Any]],
     merged: Optional[Dict[str, Any]] = None
     for part, name in zip(parts, names):
         if merged is None:
-            merged = new_results({k: part[k] for k in IDENTITY_KEYS},
+            identity = {k: part[k] for k in IDENTITY_KEYS if k in part}
+            merged = new_results(identity,
                                  config=part.get('config'),
                                  checkpoint=part.get('checkpoint'))
             first = name

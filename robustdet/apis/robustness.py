@@ -9,6 +9,13 @@ once per pass, its K variants go through the model one cell at a time
 so its workers start once. The results file is rewritten atomically after
 every pass, so a run killed at any moment resumes where it stopped and ends
 with the same numbers.
+
+With ``backend='torch'`` the images are corrupted on the model's device
+(a GPU when the model runs on one): the dataloader only decodes them, at
+their original resolution (:class:`DeferredCorruptionDataset`), and the
+model's data preprocessor, wrapped in
+:class:`~robustdet.models.CorruptingDataPreprocessor`, corrupts, resizes
+and normalises each batch (:func:`device_corruption_cfgs`).
 """
 import copy
 import logging
@@ -16,10 +23,10 @@ import numbers
 import os.path as osp
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..corruptions import CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES
-from ..datasets import CorruptedDataset
+from ..datasets import CorruptedDataset, DeferredCorruptionDataset
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from .bad_images import find_bad_images
@@ -53,6 +60,9 @@ class RobustnessJob:
         launcher (str): mmengine launcher.
         cells_per_pass (int): Cells evaluated together in one data pass
             (K >= 1); the numbers do not depend on it.
+        corruption_device (str, optional): Where backend ``'torch'``
+            corrupts (``'cpu'``, ``'cuda'``, ``'cuda:N'``). Defaults to the
+            model's device. Only for backend ``'torch'``.
     """
     config: str
     checkpoint: str
@@ -69,9 +79,35 @@ class RobustnessJob:
     skip_bad_images: bool = False
     launcher: str = 'none'
     cells_per_pass: int = 1
+    corruption_device: Optional[str] = None
 
     def __post_init__(self) -> None:
         check_cells_per_pass(self.cells_per_pass)
+        if self.corruption_device is not None:
+            if not self.corrupts_on_device:
+                raise RobustDetError(
+                    '--corruption-device is for --backend torch, not '
+                    f'--backend {self.backend}')
+            from ..corruptions.torch_backend import resolve_device
+            self.corruption_device = str(
+                resolve_device(self.corruption_device))
+
+    @property
+    def corrupts_on_device(self) -> bool:
+        """Whether the model's data preprocessor corrupts (backend
+        ``'torch'``) rather than the dataloader."""
+        return self.backend == 'torch'
+
+    def corruption_device_type(self) -> Optional[str]:
+        """The type of device backend ``'torch'`` corrupts on
+        (``'cpu'``, ``'cuda'``...; the noises' pixels depend on it), None
+        for the other backends."""
+        if not self.corrupts_on_device:
+            return None
+        if self.corruption_device is not None:
+            return self.corruption_device.split(':')[0]
+        from mmengine.device import get_device
+        return get_device().split(':')[0]
 
     @property
     def results_file(self) -> str:
@@ -86,10 +122,11 @@ class RobustnessJob:
 def corrupted_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
                              job: RobustnessJob) -> Dict[str, Any]:
     """The test dataloader config of a cell: the dataset wrapped in
-    ``CorruptedDataset`` (the clean cell keeps it as it is)."""
+    ``CorruptedDataset`` (the clean cell keeps it as it is; so does backend
+    ``'torch'``, whose model corrupts)."""
     dl = copy.deepcopy(dataloader_cfg)
     name, severity = cell
-    if severity != CLEAN_SEVERITY:
+    if severity != CLEAN_SEVERITY and not job.corrupts_on_device:
         dl['dataset'] = dict(
             type='CorruptedDataset',
             dataset=dl['dataset'],
@@ -127,7 +164,8 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         checkpoint_sha256=sha256_file(job.checkpoint),
         seed=job.seed,
         backend=job.backend,
-        channel_order=job.channel_order)
+        channel_order=job.channel_order,
+        corruption_device=job.corruption_device_type())
     fresh = new_results(
         identity,
         config=job.config,
@@ -160,6 +198,10 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         # is only inspected.
         check_cfg['serialize_data'] = False
     dataset = DATASETS.build(check_cfg)
+    if job.corrupts_on_device:
+        # Refuse a pipeline the device cannot take over before anything is
+        # evaluated (this copy is only inspected).
+        DeferredCorruptionDataset(dataset, lazy_init=True)
     if len(dataset) == 0:
         raise RobustDetError(
             f'the test dataset of {job.config} has no images '
@@ -198,6 +240,55 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
     return dl_cfg
 
 
+def device_corruption_cfgs(cfg: Any, dl_cfg: Dict[str, Any],
+                           job: RobustnessJob) -> Tuple[Any, Dict[str, Any]]:
+    """The configs of backend ``'torch'``: the model's data preprocessor
+    corrupts on the device.
+
+    The model's ``data_preprocessor`` is wrapped in
+    :class:`~robustdet.models.CorruptingDataPreprocessor` (corrupt at the
+    original resolution, resize to the ``img_shape`` the test pipeline's
+    ``Resize`` gives, then the wrapped preprocessing) and the test dataset
+    in :class:`DeferredCorruptionDataset` (decode and pack only, with
+    ``Resize``'s metainfo). The cell is set on the preprocessor before
+    each pass.
+
+    Args:
+        cfg (mmengine.Config): The test config (not modified).
+        dl_cfg (dict): The test dataloader config.
+        job (RobustnessJob): The job (seed, channel order, device).
+
+    Returns:
+        tuple: The config to build the runner from and the dataloader
+        config.
+    """
+    cfg = copy.deepcopy(cfg)
+    inner = cfg.model.get('data_preprocessor')
+    if inner is None:
+        raise RobustDetError(
+            "backend torch wraps the model's data_preprocessor, and the "
+            f'model of {job.config} has none')
+    cfg.model.data_preprocessor = dict(
+        type='CorruptingDataPreprocessor',
+        data_preprocessor=inner,
+        seed=job.seed,
+        channel_order=job.channel_order,
+        device=job.corruption_device)
+    dl_cfg = copy.deepcopy(dl_cfg)
+    dl_cfg['dataset'] = dict(
+        type=DeferredCorruptionDataset.__name__, dataset=dl_cfg['dataset'])
+    cfg.test_dataloader = dl_cfg
+    return cfg, dl_cfg
+
+
+def _set_device_cell(runner: Any, cell: Cell) -> None:
+    """Tell the model's corrupting data preprocessor the cell."""
+    from ..models import find_corrupting_preprocessor
+    preprocessor = find_corrupting_preprocessor(runner.model)
+    assert preprocessor is not None, 'the model does not corrupt'
+    preprocessor.set_cell(*cell)
+
+
 def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
                    dl_cfg: Dict[str, Any], test_cfg: Dict[str, Any],
                    evaluator: Any, progress: GridProgressHook,
@@ -213,6 +304,8 @@ def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
             runner=runner,
             dataloader=corrupted_dataloader_cfg(dl_cfg, cell, job),
             evaluator=evaluator))
+    if job.corrupts_on_device:
+        _set_device_cell(runner, cell)
     progress.start_cell(cell, len(loop.dataloader))
     start = time.perf_counter()
     metrics = {
@@ -267,7 +360,10 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_results(job, cfg)
     dl_cfg = _check_dataset(cfg, job, results)
-    runner = build_test_runner(cfg, job.checkpoint, job.work_dir,
+    runner_cfg = cfg
+    if job.corrupts_on_device:
+        runner_cfg, dl_cfg = device_corruption_cfgs(cfg, dl_cfg, job)
+    runner = build_test_runner(runner_cfg, job.checkpoint, job.work_dir,
                                job.launcher, loaded=ckpt)
     del ckpt
 

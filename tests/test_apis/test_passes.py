@@ -167,3 +167,64 @@ def test_custom_test_loop_runs_one_cell_per_pass(tmp_path):
         _test_loop_cfg(custom, job(3))
     with pytest.raises(RobustDetError, match='got 0'):
         job(0)
+
+
+class _Decoded:
+    metainfo = dict(classes=('a', ))
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, idx):
+        return dict(image=idx, inputs=torch.full((2, ), idx))
+
+
+def test_device_corruption_decodes_once_per_pass():
+    """Backend torch: one decoded sample per image serves every cell of a
+    pass; each cell but the last gets its own copy of the batch."""
+    from robustdet.apis.passes import DecodedOnce, PassRunner
+    dataset = DecodedOnce(_Decoded())
+    assert len(dataset) == 3 and dataset.metainfo == _Decoded.metainfo
+    passes = plan_passes(CELLS[:3], 3)
+    grid = GridDataset(dataset, passes)
+    batch = PassCollate(pseudo_collate)([grid[0], grid[1]])
+    assert len(batch['cells']) == 1
+    assert batch['cells'][0]['image'] == [0, 1]
+
+    runner = PassRunner.__new__(PassRunner)
+    runner.device_corrupter = object()
+    batches = batch['cells']
+    first = runner._cell_batch(batches, 0, 3)
+    assert first is not batches[0] and first['image'] == [0, 1]
+    assert torch.equal(first['inputs'][1], batches[0]['inputs'][1])
+    assert first['inputs'][1] is not batches[0]['inputs'][1]
+    assert runner._cell_batch(batches, 2, 3) is batches[0]
+    runner.device_corrupter = None
+    assert runner._cell_batch(['a', 'b'], 1, 2) == 'b'
+
+
+def test_corruption_device_of_a_job(tmp_path):
+    from robustdet.apis import RobustnessJob
+
+    def job(**kwargs):
+        return RobustnessJob('c.py', 'c.pth', str(tmp_path), ['fog'],
+                             **kwargs)
+
+    assert job().corruption_device_type() is None
+    assert not job().corrupts_on_device
+    torch_job = job(backend='torch', corruption_device='cpu')
+    assert torch_job.corrupts_on_device
+    assert torch_job.corruption_device_type() == 'cpu'
+    assert job(backend='torch').corruption_device_type() == (
+        'cuda' if torch.cuda.is_available() else 'cpu')
+    with pytest.raises(RobustDetError, match='--corruption-device is for '
+                       '--backend torch, not --backend fast'):
+        job(corruption_device='cpu')
+    with pytest.raises(RobustDetError, match="invalid device 'tpu'"):
+        job(backend='torch', corruption_device='tpu')
+    # Test loops other than TestLoop get the decoding dataset as it is.
+    from robustdet.apis.robustness import corrupted_dataloader_cfg
+    dl = dict(dataset=dict(type='DeferredCorruptionDataset'))
+    assert corrupted_dataloader_cfg(dl, ('fog', 3), torch_job) == dl
+    assert corrupted_dataloader_cfg(dl, ('fog', 3), job())['dataset'][
+        'type'] == 'CorruptedDataset'

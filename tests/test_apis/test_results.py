@@ -78,6 +78,24 @@ def test_check_same_run_names_differences():
     check_same_run(existing, dict(IDENTITY), 'r.json', '')
 
 
+def test_corruption_device_is_part_of_the_identity():
+    """Backend torch's noise pixels depend on the device it corrupts on;
+    files without the key (older runs, other backends) mean None."""
+    old = new_results(IDENTITY)
+    del old['corruption_device']
+    check_same_run(old, IDENTITY, 'r.json', '')
+    assert new_results(IDENTITY)['corruption_device'] is None
+    cpu = new_results(dict(IDENTITY, backend='torch', corruption_device='cpu'))
+    with pytest.raises(RobustDetError,
+                       match="corruption_device: 'cpu' there, 'cuda' now"):
+        check_same_run(cpu, dict(IDENTITY, backend='torch',
+                                 corruption_device='cuda'), 'r.json', '')
+    merged = merge_results([old, new_results(IDENTITY)], ['a', 'b'])
+    assert merged['corruption_device'] is None
+    with pytest.raises(RobustDetError, match='corruption_device'):
+        merge_results([cpu, dict(cpu, corruption_device='cuda')], ['a', 'b'])
+
+
 def test_load_results_rejects_other_files(tmp_path):
     bad = tmp_path / 'other.json'
     bad.write_text(json.dumps({'coco/bbox_mAP': 0.5}))
