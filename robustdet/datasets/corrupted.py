@@ -84,6 +84,18 @@ class WrappedDataset:
     dataset: BaseDataset
     _fully_initialized: bool
 
+    def _wrap(self, dataset: Union[dict, BaseDataset]) -> list:
+        """Build ``dataset`` if needed, keep it and return its leaves."""
+        if isinstance(dataset, dict):
+            dataset = DATASETS.build(dataset)
+        self.dataset = dataset
+        leaves = list(iter_leaf_datasets(dataset))
+        if not leaves:
+            raise RobustDetError(
+                f'cannot corrupt {type(dataset).__name__}: it has no '
+                'pipeline')
+        return leaves
+
     @property
     def metainfo(self) -> dict:
         """The wrapped dataset's metainfo."""
@@ -138,20 +150,12 @@ class CorruptedDataset(WrappedDataset):
                  backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
                  lazy_init: bool = False) -> None:
-        if isinstance(dataset, dict):
-            dataset = DATASETS.build(dataset)
-        self.dataset = dataset
         self.corruption = corruption
         self.severity = severity
         self.seed = seed
         self.backend = backend
         self.channel_order = channel_order
-        leaves = list(iter_leaf_datasets(dataset))
-        if not leaves:
-            raise RobustDetError(
-                f'cannot corrupt {type(dataset).__name__}: it has no '
-                'pipeline')
-        for leaf in leaves:
+        for leaf in self._wrap(dataset):
             insert_after_loading(
                 leaf.pipeline,
                 TRANSFORMS.build(

@@ -1,7 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """The CPU side of corrupting on the model's device (``--backend torch``):
 decode and pack at the original resolution, nothing else."""
-import copy
 from typing import Any, List, Union
 
 from mmcv.transforms import LoadAnnotations
@@ -10,7 +9,7 @@ from mmdet.registry import DATASETS
 from mmengine.dataset import BaseDataset, Compose
 
 from ..utils.errors import RobustDetError
-from .corrupted import iter_leaf_datasets, loading_index
+from .corrupted import WrappedDataset, loading_index
 from .transforms import DeferredResize, RecordImageIdentity
 
 #: What ``Resize`` must be set to for the device to resize as it does.
@@ -92,7 +91,7 @@ def defer_pipeline(pipeline: Compose, path_root: Any = None) -> None:
 
 
 @DATASETS.register_module()
-class DeferredCorruptionDataset:
+class DeferredCorruptionDataset(WrappedDataset):
     """A test dataset whose pipeline only decodes and packs, for a model
     whose data preprocessor corrupts and resizes
     (:class:`robustdet.models.CorruptingDataPreprocessor`,
@@ -113,41 +112,14 @@ class DeferredCorruptionDataset:
     def __init__(self,
                  dataset: Union[dict, BaseDataset],
                  lazy_init: bool = False) -> None:
-        if isinstance(dataset, dict):
-            dataset = DATASETS.build(dataset)
-        self.dataset = dataset
-        leaves = list(iter_leaf_datasets(dataset))
-        if not leaves:
-            raise RobustDetError(
-                f'cannot corrupt {type(dataset).__name__}: it has no '
-                'pipeline')
-        for leaf in leaves:
+        for leaf in self._wrap(dataset):
             defer_pipeline(leaf.pipeline, getattr(leaf, 'data_root', None))
         self._fully_initialized = False
         if not lazy_init:
             self.full_init()
 
-    @property
-    def metainfo(self) -> dict:
-        """The wrapped dataset's metainfo."""
-        return copy.deepcopy(self.dataset.metainfo)
-
-    def full_init(self) -> None:
-        """Fully initialize the wrapped dataset."""
-        if self._fully_initialized:
-            return
-        self.dataset.full_init()
-        self._fully_initialized = True
-
-    def get_data_info(self, idx: int) -> dict:
-        """Annotation of the ``idx``-th image (unchanged)."""
-        return self.dataset.get_data_info(idx)
-
     def __getitem__(self, idx: int) -> Any:
         return self.dataset[idx]
-
-    def __len__(self) -> int:
-        return len(self.dataset)
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}('

@@ -8,7 +8,7 @@ from mmengine.dataset import BaseDataset, Compose
 
 from ..corruptions import CLEAN_SEVERITY, DEFAULT_BACKEND, check_severity
 from ..utils.errors import RobustDetError
-from .corrupted import WrappedDataset, iter_leaf_datasets, loading_index
+from .corrupted import WrappedDataset, loading_index
 from .transforms import CorruptImage
 
 Cell = Tuple[str, int]
@@ -129,20 +129,12 @@ class MultiCorruptedDataset(WrappedDataset):
             raise RobustDetError('MultiCorruptedDataset needs cells')
         if len(set(cells)) != len(cells):
             raise RobustDetError(f'repeated cells in {cells}')
-        if isinstance(dataset, dict):
-            dataset = DATASETS.build(dataset)
-        self.dataset = dataset
         self.cells: List[Cell] = cells
         self.seed = seed
         self.backend = backend
         self.channel_order = channel_order
         self._pipelines: List[MultiCellPipeline] = []
-        leaves = list(iter_leaf_datasets(dataset))
-        if not leaves:
-            raise RobustDetError(
-                f'cannot corrupt {type(dataset).__name__}: it has no '
-                'pipeline')
-        for leaf in leaves:
+        for leaf in self._wrap(dataset):
             corrupters = {
                 cell: self._corrupter(cell, getattr(leaf, 'data_root', None))
                 for cell in cells
