@@ -96,6 +96,14 @@ class WrappedDataset:
                 'pipeline')
         return leaves
 
+    def _finish_init(self, lazy_init: bool) -> None:
+        self._fully_initialized = False
+        if not lazy_init:
+            self.full_init()
+
+    def __getitem__(self, idx: int) -> Any:
+        return self.dataset[idx]
+
     @property
     def metainfo(self) -> dict:
         """The wrapped dataset's metainfo."""
@@ -167,12 +175,7 @@ class CorruptedDataset(WrappedDataset):
                         backend=backend,
                         channel_order=channel_order,
                         path_root=getattr(leaf, 'data_root', None))))
-        self._fully_initialized = False
-        if not lazy_init:
-            self.full_init()
-
-    def __getitem__(self, idx: int) -> Any:
-        return self.dataset[idx]
+        self._finish_init(lazy_init)
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}(corruption={self.corruption!r}, '

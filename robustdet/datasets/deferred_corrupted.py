@@ -114,12 +114,7 @@ class DeferredCorruptionDataset(WrappedDataset):
                  lazy_init: bool = False) -> None:
         for leaf in self._wrap(dataset):
             defer_pipeline(leaf.pipeline, getattr(leaf, 'data_root', None))
-        self._fully_initialized = False
-        if not lazy_init:
-            self.full_init()
-
-    def __getitem__(self, idx: int) -> Any:
-        return self.dataset[idx]
+        self._finish_init(lazy_init)
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}('

@@ -141,9 +141,7 @@ class MultiCorruptedDataset(WrappedDataset):
             }
             leaf.pipeline = MultiCellPipeline(leaf.pipeline, corrupters)
             self._pipelines.append(leaf.pipeline)
-        self._fully_initialized = False
-        if not lazy_init:
-            self.full_init()
+        self._finish_init(lazy_init)
 
     def _corrupter(self, cell: Cell,
                    path_root: Optional[str]) -> Optional[CorruptImage]:
