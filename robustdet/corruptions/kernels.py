@@ -175,11 +175,20 @@ def remap_reflect(img, dy, dx, out):  # pragma: no cover
             x0 = np.int64(np.floor(x))
             fy = y - y0
             fx = x - x0
-            # Unsigned: numba then skips its negative-index wrap-around.
-            ya = np.uint64(_reflect(y0, height))
-            yb = np.uint64(_reflect(y0 + 1, height))
-            xa = np.uint64(_reflect(x0, width))
-            xb = np.uint64(_reflect(x0 + 1, width))
+            # Reflect only near the border (the modulo is the slow part);
+            # unsigned, so numba skips its negative-index wrap-around.
+            if 0 <= y0 and y0 + 1 < height:
+                ya = np.uint64(y0)
+                yb = np.uint64(y0 + 1)
+            else:
+                ya = np.uint64(_reflect(y0, height))
+                yb = np.uint64(_reflect(y0 + 1, height))
+            if 0 <= x0 and x0 + 1 < width:
+                xa = np.uint64(x0)
+                xb = np.uint64(x0 + 1)
+            else:
+                xa = np.uint64(_reflect(x0, width))
+                xb = np.uint64(_reflect(x0 + 1, width))
             for c in range(channels):
                 top = img[ya, xa, c] + fx * (img[ya, xb, c] - img[ya, xa, c])
                 bot = img[yb, xa, c] + fx * (img[yb, xb, c] - img[yb, xa, c])
