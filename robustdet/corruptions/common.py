@@ -120,14 +120,9 @@ def motion_taps(radius: int, sigma: float, angle: float,
     return taps
 
 
-def zoom_factors(severity: int) -> np.ndarray:
-    """The zoom factors of zoom_blur (the reference's ``np.arange``)."""
-    return np.arange(*params('zoom_blur', severity))
-
-
 def zoom_axis(length: int,
               factor: float,
-              full: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+              full: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sampling grid of the reference ``clipped_zoom`` along one axis.
 
     The reference crops the centred ``ceil(length / factor)`` pixels,
@@ -135,6 +130,10 @@ def zoom_axis(length: int,
     factor)`` pixels and keeps the first ``length``. scipy's zoom aligns
     the corner pixels (output ``o`` samples input ``o * (crop - 1) / (out -
     1)``), unlike OpenCV's pixel-centre resize, so the grid is built here.
+    scipy (mode 'constant') returns 0 for a sample whose coordinate exceeds
+    ``crop - 1``; float rounding makes that happen to the last sample for
+    some sizes, which leaves a black last row or column in that zoom layer
+    of the reference.
 
     Args:
         length (int): Image size along the axis.
@@ -144,9 +143,11 @@ def zoom_axis(length: int,
             uses it.
 
     Returns:
-        tuple[np.ndarray, np.ndarray]: For each output pixel, the index of
-        its first source pixel in the uncropped image (intp, the second is
-        the next one) and the weight of the second (float64).
+        tuple[np.ndarray, np.ndarray, np.ndarray]: For each output pixel,
+        the index of its first source pixel in the uncropped image (intp,
+        the second is the next one), the weight of the second (float64),
+        and 1 where scipy samples the image, 0 where it returns its
+        constant 0 (float64).
     """
     crop = int(np.ceil(length / float(factor)))
     top = (length - crop) // 2
@@ -158,42 +159,18 @@ def zoom_axis(length: int,
         src = np.zeros(size, dtype=np.float64)
     first = np.minimum(np.floor(src).astype(np.intp), max(crop - 2, 0))
     weight = src - first
-    return first + top, weight
-
-
-def zoom_inside(length: int, factor: float, full: bool = False) -> np.ndarray:
-    """Which samples of :func:`zoom_axis` scipy takes from the image.
-
-    scipy's zoom (mode 'constant') returns 0 for a sample whose coordinate
-    ``o * (crop - 1) / (out - 1)`` exceeds ``crop - 1``; float rounding
-    makes that happen to the last sample for some sizes, which leaves a
-    black last row or column in that zoom layer of the reference.
-
-    Returns:
-        np.ndarray: float64 1 (inside) or 0 per output sample.
-    """
-    crop = int(np.ceil(length / float(factor)))
-    out = int(round(crop * factor))
-    size = out if full else length
-    if out <= 1 or crop <= 1:
-        return np.ones(size)
-    src = np.arange(size, dtype=np.float64) * ((crop - 1) / (out - 1))
-    return (src <= crop - 1).astype(np.float64)
+    inside = (src <= max(crop - 1, 0)).astype(np.float64)
+    return first + top, weight, inside
 
 
 def zoom_grid(length: int,
               factors,
-              full: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+              full: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`zoom_axis` for several factors, stacked (factors first)."""
     axes = [zoom_axis(length, f, full) for f in factors]
-    return (np.ascontiguousarray(np.stack([a[0] for a in axes])),
-            np.ascontiguousarray(np.stack([a[1] for a in axes])))
-
-
-def zoom_grid_inside(length: int, factors, full: bool = False) -> np.ndarray:
-    """:func:`zoom_inside` for several factors, stacked (factors first)."""
-    return np.ascontiguousarray(
-        np.stack([zoom_inside(length, f, full) for f in factors]))
+    return tuple(
+        np.ascontiguousarray(np.stack([a[i] for a in axes]))
+        for i in range(3))
 
 
 @functools.lru_cache(maxsize=None)

@@ -25,7 +25,7 @@ of float64. What each corruption guarantees against the reference:
 """
 import functools
 import io
-from typing import Callable, Dict
+from typing import Callable, Dict, Tuple
 
 import cv2
 import numpy as np
@@ -81,8 +81,9 @@ def _sample(img: np.ndarray, tables, seed: int) -> np.ndarray:
     return out.reshape(img.shape)
 
 
-def _cdf_table(cdf: np.ndarray):
-    """Alias tables from P(out <= k | level), a 256×256 table."""
+def _alias_tables(cdf: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Alias tables (``prob``, ``alias``) of :func:`kernels.sample_levels`
+    from P(out <= k | level), a 256×256 table."""
     cdf = np.clip(cdf, 0.0, 1.0)
     np.maximum.accumulate(cdf, axis=1, out=cdf)
     cdf[:, -1] = 1.0
@@ -97,24 +98,24 @@ _LEVELS = np.arange(256, dtype=np.float64)
 
 
 @functools.lru_cache(maxsize=None)
-def _gaussian_noise_cdf(scale: float) -> np.ndarray:
+def _gaussian_noise_tables(scale: float) -> Tuple[np.ndarray, np.ndarray]:
     # uint8(clip(v + 255 c n, 0, 255)) <= k  <=>  v + 255 c n < k + 1.
     z = (_LEVELS[None, 1:] - _LEVELS[:, None]) / (255.0 * scale)
-    return _cdf_table(np.hstack([special.ndtr(z), np.ones((256, 1))]))
+    return _alias_tables(np.hstack([special.ndtr(z), np.ones((256, 1))]))
 
 
 @functools.lru_cache(maxsize=None)
-def _speckle_noise_cdf(scale: float) -> np.ndarray:
+def _speckle_noise_tables(scale: float) -> Tuple[np.ndarray, np.ndarray]:
     # uint8(clip(v (1 + c n), 0, 255)) <= k  <=>  n < ((k + 1) / v - 1) / c.
     with np.errstate(divide='ignore'):
         z = (_LEVELS[None, 1:] / _LEVELS[:, None] - 1.0) / scale
     cdf = np.hstack([special.ndtr(z), np.ones((256, 1))])
     cdf[0] = 1.0  # level 0 stays 0
-    return _cdf_table(cdf)
+    return _alias_tables(cdf)
 
 
 @functools.lru_cache(maxsize=None)
-def _shot_noise_cdf(photons: float) -> np.ndarray:
+def _shot_noise_tables(photons: float) -> Tuple[np.ndarray, np.ndarray]:
     # Poisson(v / 255 * c) / c, clipped to [0, 1] and scaled to 0-255: the
     # output level of count k is the reference's float64 expression.
     counts = np.arange(int(photons) + 1, dtype=np.float64)
@@ -125,11 +126,11 @@ def _shot_noise_cdf(photons: float) -> np.ndarray:
     cdf = np.where(last[None, :] >= 0,
                    special.pdtr(np.maximum(last, 0)[None, :], lam), 0.0)
     cdf[0] = 1.0  # zero photons: level 0
-    return _cdf_table(cdf)
+    return _alias_tables(cdf)
 
 
 @functools.lru_cache(maxsize=None)
-def _impulse_noise_cdf(amount: float) -> np.ndarray:
+def _impulse_noise_tables(amount: float) -> Tuple[np.ndarray, np.ndarray]:
     # A value is replaced with probability ``amount``, by 0 or 255 with
     # equal odds; otherwise it is v / 255 * 255 truncated, as in float64.
     kept = np.uint8(np.clip(_LEVELS / 255.0, 0, 1) * 255)
@@ -137,15 +138,15 @@ def _impulse_noise_cdf(amount: float) -> np.ndarray:
     pmf[np.arange(256), kept] = 1.0 - amount
     pmf[:, 0] += amount / 2
     pmf[:, 255] += amount / 2
-    return _cdf_table(np.cumsum(pmf, axis=1))
+    return _alias_tables(np.cumsum(pmf, axis=1))
 
 
 # Noise name -> function(severity parameter) -> alias tables (cached).
 NOISE_TABLES = {
-    'gaussian_noise': _gaussian_noise_cdf,
-    'shot_noise': _shot_noise_cdf,
-    'impulse_noise': _impulse_noise_cdf,
-    'speckle_noise': _speckle_noise_cdf,
+    'gaussian_noise': _gaussian_noise_tables,
+    'shot_noise': _shot_noise_tables,
+    'impulse_noise': _impulse_noise_tables,
+    'speckle_noise': _speckle_noise_tables,
 }
 
 
@@ -160,11 +161,13 @@ for _name, _tables in NOISE_TABLES.items():
 # ----------------------------------------------------------------- blur
 
 
-def _gaussian(img: np.ndarray, sigma: float,
-              border: int = cv2.BORDER_REPLICATE) -> np.ndarray:
-    """skimage's ``gaussian`` (mode 'nearest') per channel, 0-255 float32."""
+def _gaussian(img: np.ndarray,
+              sigma: float,
+              depth: int = cv2.CV_32F) -> np.ndarray:
+    """skimage's ``gaussian`` (mode 'nearest') per channel, float32 (or
+    ``depth``) on the input's scale."""
     k = common.gaussian_kernel1d(sigma, common.GAUSSIAN_TRUNCATE)
-    return cv2.sepFilter2D(img, cv2.CV_32F, k, k, borderType=border)
+    return cv2.sepFilter2D(img, depth, k, k, borderType=cv2.BORDER_REPLICATE)
 
 
 @_register
@@ -211,10 +214,8 @@ def motion_blur(img, c, seed):
 def _zoom_sum(img: np.ndarray, factors, full: bool = False) -> np.ndarray:
     """Sum of the reference ``clipped_zoom`` of ``img`` for each factor."""
     h, w = img.shape[:2]
-    rows, row_w = common.zoom_grid(h, factors, full)
-    cols, col_w = common.zoom_grid(w, factors, full)
-    row_in = common.zoom_grid_inside(h, factors, full)
-    col_in = common.zoom_grid_inside(w, factors, full)
+    rows, row_w, row_in = common.zoom_grid(h, factors, full)
+    cols, col_w, col_in = common.zoom_grid(w, factors, full)
     out = np.zeros((rows.shape[1], cols.shape[1], img.shape[2]), img.dtype)
     kernels.zoom_accumulate(img, rows, row_w.astype(img.dtype),
                             row_in.astype(img.dtype), cols,
@@ -365,9 +366,7 @@ def spatter(img, c, seed):
     h, w = img.shape[:2]
     liquid = np.random.RandomState(seed).normal(
         size=(h, w), loc=loc, scale=scale)
-    k = common.gaussian_kernel1d(sigma, common.GAUSSIAN_TRUNCATE)
-    liquid = cv2.sepFilter2D(
-        liquid, cv2.CV_64F, k, k, borderType=cv2.BORDER_REPLICATE)
+    liquid = _gaussian(liquid, sigma, cv2.CV_64F)
     liquid[liquid < threshold] = 0
     x = img.astype(np.float32) / 255.
     if not mud:
@@ -388,10 +387,7 @@ def spatter(img, c, seed):
             m = m / m.max() * strength
         x += m[..., None] * common.SPATTER_WATER
     else:
-        m = np.where(liquid > threshold, 1, 0).astype(np.float32)
-        k = common.gaussian_kernel1d(strength, common.GAUSSIAN_TRUNCATE)
-        m = cv2.sepFilter2D(m, cv2.CV_32F, k, k,
-                            borderType=cv2.BORDER_REPLICATE)
+        m = _gaussian((liquid > threshold).astype(np.float32), strength)
         m[m < 0.8] = 0
         x *= (1 - m)[..., None]
         x += m[..., None] * common.SPATTER_MUD

@@ -157,6 +157,18 @@ def _reflect(idx, size):  # pragma: no cover
     return idx
 
 
+@njit('UniTuple(uint64, 2)(int64, int64)', **_OPTS)
+def _tap_pair(idx, size):  # pragma: no cover
+    """Indices ``idx`` and ``idx + 1``, reflected about the border.
+
+    The modulo of the reflection is the slow part, so it runs only near
+    the border; unsigned, so numba skips its negative-index wrap-around.
+    """
+    if 0 <= idx and idx + 1 < size:
+        return np.uint64(idx), np.uint64(idx + 1)
+    return np.uint64(_reflect(idx, size)), np.uint64(_reflect(idx + 1, size))
+
+
 @njit(['void(float32[:, :, ::1], float32[:, ::1], float32[:, ::1], '
        'float32[:, :, ::1])'], **_OPTS)
 def remap_reflect(img, dy, dx, out):  # pragma: no cover
@@ -175,20 +187,8 @@ def remap_reflect(img, dy, dx, out):  # pragma: no cover
             x0 = np.int64(np.floor(x))
             fy = y - y0
             fx = x - x0
-            # Reflect only near the border (the modulo is the slow part);
-            # unsigned, so numba skips its negative-index wrap-around.
-            if 0 <= y0 and y0 + 1 < height:
-                ya = np.uint64(y0)
-                yb = np.uint64(y0 + 1)
-            else:
-                ya = np.uint64(_reflect(y0, height))
-                yb = np.uint64(_reflect(y0 + 1, height))
-            if 0 <= x0 and x0 + 1 < width:
-                xa = np.uint64(x0)
-                xb = np.uint64(x0 + 1)
-            else:
-                xa = np.uint64(_reflect(x0, width))
-                xb = np.uint64(_reflect(x0 + 1, width))
+            ya, yb = _tap_pair(y0, height)
+            xa, xb = _tap_pair(x0, width)
             for c in range(channels):
                 top = img[ya, xa, c] + fx * (img[ya, xb, c] - img[ya, xa, c])
                 bot = img[yb, xa, c] + fx * (img[yb, xb, c] - img[yb, xa, c])

@@ -481,11 +481,9 @@ def _zoom_sum(x: torch.Tensor, factors, full: bool = False) -> torch.Tensor:
     scipy's corner-aligned bilinear zoom of the centred crop, from the
     grids of :func:`.common.zoom_grid`, as two gathers per factor.
     """
-    rows, row_w = common.zoom_grid(x.shape[2], factors, full)
-    cols, col_w = common.zoom_grid(x.shape[3], factors, full)
-    # Samples scipy leaves at its constant 0 (see common.zoom_inside).
-    row_in = common.zoom_grid_inside(x.shape[2], factors, full)
-    col_in = common.zoom_grid_inside(x.shape[3], factors, full)
+    # ``*_in``: 0 where scipy returns its constant 0 (see common.zoom_axis).
+    rows, row_w, row_in = common.zoom_grid(x.shape[2], factors, full)
+    cols, col_w, col_in = common.zoom_grid(x.shape[3], factors, full)
     rows, cols = _tensor(rows, x), _tensor(cols, x)
     row_w, row_in = (_tensor(a, x, x.dtype) for a in (row_w, row_in))
     col_w, col_in = (_tensor(a, x, x.dtype) for a in (col_w, col_in))
