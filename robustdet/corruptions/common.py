@@ -187,7 +187,10 @@ def frost_texture(index: int) -> np.ndarray:
     return img
 
 
-@functools.lru_cache(maxsize=32)
+# Two image sizes' worth of the six textures: a dataset of one size (VOC-
+# like, Cityscapes) always hits; one of many sizes (COCO) misses as the
+# reference does, without holding many large textures per worker.
+@functools.lru_cache(maxsize=12)
 def frost_rescaled(index: int, height: int, width: int) -> np.ndarray:
     """The frost texture scaled as the reference scales it for an image.
 

@@ -32,8 +32,7 @@ PHOTOS = ('astronaut', 'chelsea', 'coffee', 'rocket', 'camera')
 
 
 def _photo(name: str) -> np.ndarray:
-    img = getattr(data, name)()
-    return img  # camera is grayscale (H×W): corrupt() handles it
+    return getattr(data, name)()  # camera is grayscale (H×W)
 
 
 def _odd(h: int, w: int) -> np.ndarray:
