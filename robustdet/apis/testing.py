@@ -30,10 +30,16 @@ def build_test_runner(cfg: Any,
             loaded it with :func:`load_checkpoint_file` (to fail fast
             before anything else is built).
 
+    The model's mmcv RoIAlign layers are swapped for
+    :class:`~robustdet.models.roi_align.FastRoIAlign`: identical outputs,
+    several times faster on a CPU.
+
     Returns:
         mmengine.runner.Runner: The runner, checkpoint loaded.
     """
     from mmengine.runner import Runner
+
+    from ..models.roi_align import use_fast_roi_align
     if loaded is None:
         loaded = load_checkpoint_file(checkpoint, unsafe=unsafe_load)
     cfg = copy.deepcopy(cfg)
@@ -45,4 +51,8 @@ def build_test_runner(cfg: Any,
         cfg[key] = None
     runner = Runner.from_cfg(cfg)
     load_checkpoint_to_runner(runner, checkpoint, checkpoint=loaded)
+    swapped = use_fast_roi_align(runner.model)
+    if swapped:
+        runner.logger.info(f"{swapped} RoIAlign layer(s) use robustdet's "
+                           'parallel CPU kernel (outputs identical to mmcv)')
     return runner
