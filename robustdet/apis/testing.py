@@ -54,5 +54,5 @@ def build_test_runner(cfg: Any,
     swapped = use_fast_roi_align(runner.model)
     if swapped:
         runner.logger.info(f"{swapped} RoIAlign layer(s) use robustdet's "
-                           'parallel CPU kernel (outputs identical to mmcv)')
+                           'faster CPU kernel (outputs identical to mmcv)')
     return runner
