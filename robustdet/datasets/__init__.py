@@ -6,6 +6,7 @@ from .multi_corrupted import MultiCellPipeline, MultiCorruptedDataset
 from .neighbor_builder import build_neighbor_sets, frame_labels
 from .neighbor_sets import (IMAGENET_VID_CLASSES, IMAGENET_VID_WNIDS,
                             NeighborSetDataset)
+from .stylized import StylizedDataset
 from .transforms import (CorruptImage, DeferredResize, RecordImageIdentity,
                          corruption_seed, image_identity)
 
@@ -13,7 +14,7 @@ __all__ = [
     'CorruptImage', 'CorruptedDataset', 'DeferredCorruptionDataset',
     'DeferredResize', 'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
     'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',
-    'RecordImageIdentity', 'build_neighbor_sets', 'corruption_seed',
-    'defer_pipeline', 'frame_labels', 'image_identity',
+    'RecordImageIdentity', 'StylizedDataset', 'build_neighbor_sets',
+    'corruption_seed', 'defer_pipeline', 'frame_labels', 'image_identity',
     'insert_after_loading', 'iter_leaf_datasets', 'loading_index'
 ]
