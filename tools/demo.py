@@ -6,7 +6,12 @@
 3. benchmark it under all 19 corruptions x 5 severities with
    ``tools/test_robust.py`` (resumable: a rerun skips finished cells);
 4. score it with pm-k on the synthetic video neighbour sets
-   (``tools/test_pmk.py``).
+   (``tools/test_pmk.py``);
+5. stylized training (Michaelis et al. 2019): stylize the training set
+   with AdaIN (``tools/stylize_dataset.py``; generated weights unless
+   ``--adain-weights-dir`` holds the release files), train the combined
+   scheme (clean + stylized), benchmark it like the standard model and
+   print the two side by side.
 
 Each step prints the command a user would run for it, and is skipped when
 its output already exists.
@@ -24,6 +29,16 @@ from robustdet.utils.errors import RobustDetError
 REPO = osp.dirname(osp.dirname(osp.abspath(__file__)))
 CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py'
 PMK_CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py'
+SCHEME_CONFIGS = {
+    'stylized': 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py',
+    'combined':
+    'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-cocoscoco.py',
+}
+NUM_STYLES = 6
+# The demo stylizes at this shorter side and resizes back to 320x240.
+STYLE_CONTENT_SIZE = 120
+# Styles are 256x256 procedural paintings, used at this shorter side.
+STYLE_SIZE = 128
 
 
 def parse_args(argv=None):
@@ -32,6 +47,18 @@ def parse_args(argv=None):
     parser.add_argument('--data-dir', default='data/demo')
     parser.add_argument('--work-dir', default='work_dirs/demo')
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument(
+        '--schemes',
+        nargs='*',
+        choices=list(SCHEME_CONFIGS),
+        default=['combined'],
+        help='stylized training schemes to train and benchmark besides '
+        'the standard one (default: combined; none: skip step 5)')
+    parser.add_argument(
+        '--adain-weights-dir',
+        help='directory with the pytorch-AdaIN release weights '
+        "(vgg_normalised.pth, decoder.pth); default: robustdet's "
+        'generated weights')
     return parser.parse_args(argv)
 
 
@@ -52,20 +79,11 @@ def main():
         raise RobustDetError(
             '--data-dir must be data/demo: the demo configs read from there')
     run(['python', 'tools/make_demo_data.py', '--out-dir', args.data_dir,
-         '--seed', str(args.seed), '--video'])
+         '--seed', str(args.seed), '--video', '--styles', str(NUM_STYLES)])
 
-    train_dir = osp.join(args.work_dir, 'train')
-    ckpt = osp.join(train_dir, 'epoch_3.pth')
-    if osp.exists(ckpt):
-        print(f'[demo] using the trained demo detector {ckpt}')
-    else:
-        took = run(['python', 'tools/train.py', CONFIG, '--work-dir',
-                    train_dir])
-        print(f'[demo] trained the demo detector in {took / 60:.1f} min')
+    ckpt = train(CONFIG, osp.join(args.work_dir, 'train'), 'demo detector')
     robust_dir = osp.join(args.work_dir, 'robustness')
-    took = run(['python', 'tools/test_robust.py', CONFIG, ckpt,
-                '--corruptions', 'all', '--work-dir', robust_dir, '--seed',
-                str(args.seed)])
+    took = benchmark(CONFIG, ckpt, robust_dir, args.seed)
     report = osp.join(REPO, robust_dir, 'robustness.md')
     with open(report, encoding='utf-8') as f:
         print('\n' + f.read())
@@ -75,6 +93,58 @@ def main():
                 '--work-dir', osp.join(args.work_dir, 'pmk')])
     print(f'[demo] pm-k on the synthetic video neighbour sets took '
           f'{took / 60:.1f} min')
+    if args.schemes:
+        stylized_demo(args, robust_dir)
+
+
+def train(config, train_dir, what):
+    """Train ``config`` once (cached); the checkpoint path."""
+    ckpt = osp.join(train_dir, 'epoch_3.pth')
+    if osp.exists(ckpt):
+        print(f'[demo] using the trained {what} {ckpt}')
+    else:
+        took = run(['python', 'tools/train.py', config, '--work-dir',
+                    train_dir])
+        print(f'[demo] trained the {what} in {took / 60:.1f} min')
+    return ckpt
+
+
+def benchmark(config, ckpt, work_dir, seed):
+    return run(['python', 'tools/test_robust.py', config, ckpt,
+                '--corruptions', 'all', '--work-dir', work_dir, '--seed',
+                str(seed)])
+
+
+def stylized_demo(args, standard_dir):
+    """Step 5: stylize, train the stylized schemes, compare."""
+    weights = (['--weights-dir', args.adain_weights_dir]
+               if args.adain_weights_dir else ['--generated-weights'])
+    coco = osp.join(args.data_dir, 'coco')
+    took = run([
+        'python', 'tools/stylize_dataset.py', '--coco',
+        osp.join(coco, 'annotations', 'instances_train2017.json'),
+        osp.join(coco, 'train2017'), '--style-dir',
+        osp.join(args.data_dir, 'styles'), '--out-dir',
+        osp.join(args.data_dir, 'stylized', 'coco'), '--seed',
+        str(args.seed), '--content-size', str(STYLE_CONTENT_SIZE),
+        '--style-size', str(STYLE_SIZE), '--batch-size', '8', '--device',
+        'cpu'
+    ] + weights)
+    print(f'[demo] stylized the training set in {took / 60:.1f} min')
+    compare = [f'standard={osp.join(standard_dir, "robustness.json")}']
+    for scheme in args.schemes:
+        tag = osp.basename(SCHEME_CONFIGS[scheme])[:-3].rsplit('-', 1)[1]
+        ckpt = train(SCHEME_CONFIGS[scheme],
+                     osp.join(args.work_dir, f'train-{tag}'),
+                     f'{scheme} demo detector')
+        work = osp.join(args.work_dir, f'robustness-{tag}')
+        took = benchmark(SCHEME_CONFIGS[scheme], ckpt, work, args.seed)
+        print(f'[demo] {scheme}: robustness benchmark took '
+              f'{took / 60:.1f} min')
+        compare.append(f'{scheme}={osp.join(work, "robustness.json")}')
+    print('[demo] standard vs stylized training (AdaIN weights: '
+          f'{args.adain_weights_dir or "generated"}):')
+    run(['python', 'tools/robustness_report.py', '--compare'] + compare)
 
 
 if __name__ == '__main__':

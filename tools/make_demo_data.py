@@ -53,6 +53,13 @@ def parse_args() -> argparse.Namespace:
         action='store_true',
         help='also write the synthetic video neighbour sets (pm-k demo) '
         'to OUT_DIR/vid')
+    parser.add_argument(
+        '--styles',
+        type=int,
+        default=0,
+        metavar='N',
+        help='also write N procedural style images (stylization demo) to '
+        'OUT_DIR/styles')
     return parser.parse_args()
 
 
@@ -76,6 +83,11 @@ def main() -> None:
             seed=args.seed,
             size=tuple(args.size))
         paths.update({f'video_{k}': v for k, v in video.items()})
+    if args.styles:
+        from robustdet.demo.styles import write_style_images
+        styles = osp.join(args.out_dir, 'styles')
+        write_style_images(styles, num=args.styles, seed=args.seed)
+        paths['styles'] = styles
     width = max(len(k) for k in paths)
     for key, path in paths.items():
         print(f'{key:<{width}}  {path}')

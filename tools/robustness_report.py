@@ -4,6 +4,9 @@ shards of a sharded run::
 
     python tools/robustness_report.py WORK_DIR/robustness.json
     python tools/robustness_report.py --merge WORK_DIR
+    python tools/robustness_report.py --compare \\
+        standard=work_dirs/a/robustness.json \\
+        combined=work_dirs/b/robustness.json
 """
 import os.path as osp
 
@@ -16,8 +19,15 @@ def parse_args(argv=None):
         description='Write Markdown/CSV/plots of a robustness results file')
     parser.add_argument(
         'path',
+        nargs='?',
         help='a robustness.json, or with --merge the work dir of a sharded '
         'run')
+    parser.add_argument(
+        '--compare',
+        nargs='+',
+        metavar='NAME=JSON',
+        help='print one Markdown table comparing several runs (P, mPC, '
+        'rPC, mPC per group), one row per NAME')
     parser.add_argument(
         '--merge',
         action='store_true',
@@ -33,7 +43,19 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     from robustdet.apis import load_results, merge_shards
-    from robustdet.reports import summary_text, write_reports
+    from robustdet.reports import compare_markdown, summary_text, write_reports
+    if args.compare:
+        named = []
+        for item in args.compare:
+            name, sep, path = item.partition('=')
+            if not sep or not name or not path:
+                raise RobustDetError(
+                    f'--compare takes NAME=JSON items, got {item!r}')
+            named.append((name, load_results(path)))
+        print(compare_markdown(named), end='')
+        return
+    if not args.path:
+        raise RobustDetError('give a robustness.json (or --compare)')
     if args.merge:
         if not osp.isdir(args.path):
             raise RobustDetError(

@@ -2,11 +2,14 @@
 # train set (the "stylized" scheme of Michaelis et al. 2019 at demo scale);
 # model, schedule and the clean val set as in
 # faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py. Make the stylized copy
-# first (STYLE_DIR: a folder of style images), then train:
+# first, as `make demo` does (procedural style images, generated AdaIN
+# weights; see the README), then train:
+#   python tools/make_demo_data.py --out-dir data/demo --styles 6
 #   python tools/stylize_dataset.py \
 #       --coco data/demo/coco/annotations/instances_train2017.json \
-#       data/demo/coco/train2017 --style-dir STYLE_DIR \
-#       --out-dir data/demo/stylized/coco
+#       data/demo/coco/train2017 --style-dir data/demo/styles \
+#       --out-dir data/demo/stylized/coco --generated-weights \
+#       --content-size 120 --style-size 128 --batch-size 8
 #   python tools/train.py \
 #       configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py
 _base_ = './faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py'

@@ -122,6 +122,33 @@ def markdown_report(results: Dict[str, Any],
     return out.getvalue()
 
 
+def compare_markdown(named: Sequence[Any]) -> str:
+    """Several models side by side, one row each (the layout of Michaelis
+    et al. 2019, table 2: standard / stylized / combined training).
+
+    Args:
+        named (list[tuple[str, dict]]): (row name, results) pairs; their
+            headline metrics are those of the first.
+
+    Returns:
+        str: A Markdown table (points, rPC in %) per headline metric.
+    """
+    if not named:
+        return ''
+    out = io.StringIO()
+    columns = SUMMARY_COLUMNS
+    for metric in main_metrics(named[0][1]):
+        out.write(f'{metric}, values in points (rPC in %):\n\n')
+        out.write('| model | ' + ' | '.join(columns) + ' |\n')
+        out.write('|---|' + '---|' * len(columns) + '\n')
+        for name, results in named:
+            row = results['summary'].get(metric, {})
+            out.write(f'| {name} | ' + ' | '.join(
+                _pts(row.get(c)) for c in columns) + ' |\n')
+        out.write('\n')
+    return out.getvalue()
+
+
 def summary_text(results: Dict[str, Any]) -> str:
     """A few plain-text lines: P, mPC and rPC of the main metrics."""
     lines = []

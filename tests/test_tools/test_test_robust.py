@@ -132,6 +132,31 @@ def test_shards_merge_to_single_run(single_run, demo_checkpoint, tmp_path):
     assert (tmp_path / 'robustness.md').exists()
 
 
+def test_compare_runs_side_by_side(single_run, tmp_path):
+    work, results, _ = single_run
+    other = dict(results, summary={
+        k: dict(v, P=0.5) for k, v in results['summary'].items()})
+    (tmp_path / 'other.json').write_text(json.dumps(other))
+    proc = subprocess.run(
+        [sys.executable, 'tools/robustness_report.py', '--compare',
+         f'standard={work / RESULTS_FILE}',
+         f'combined={tmp_path / "other.json"}'],
+        cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith('coco/bbox_mAP')
+    row = results['summary']['coco/bbox_mAP']
+    assert lines[4] == ('| standard | ' + ' | '.join(
+        '–' if row[c] is None else f'{100 * row[c]:.1f}'
+        for c in ('P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur',
+                  'mPC_weather', 'mPC_digital', 'mPC_holdout')) + ' |')
+    assert lines[5].startswith('| combined | 50.0 | ')
+    bad = subprocess.run(
+        [sys.executable, 'tools/robustness_report.py', '--compare', 'x'],
+        cwd=REPO, capture_output=True, text=True)
+    assert bad.returncode == 2 and 'NAME=JSON' in bad.stderr
+
+
 def _one_line_error(proc, expect):
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
