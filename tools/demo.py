@@ -35,8 +35,6 @@ SCHEME_CONFIGS = {
     'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-cocoscoco.py',
 }
 NUM_STYLES = 6
-# The demo stylizes at this shorter side and resizes back to 320x240.
-STYLE_CONTENT_SIZE = 120
 # Styles are 256x256 procedural paintings, used at this shorter side.
 STYLE_SIZE = 128
 
@@ -126,9 +124,8 @@ def stylized_demo(args, standard_dir):
         osp.join(coco, 'train2017'), '--style-dir',
         osp.join(args.data_dir, 'styles'), '--out-dir',
         osp.join(args.data_dir, 'stylized', 'coco'), '--seed',
-        str(args.seed), '--content-size', str(STYLE_CONTENT_SIZE),
-        '--style-size', str(STYLE_SIZE), '--batch-size', '8', '--device',
-        'cpu'
+        str(args.seed), '--style-size', str(STYLE_SIZE), '--batch-size',
+        '8', '--device', 'cpu'
     ] + weights)
     print(f'[demo] stylized the training set in {took / 60:.1f} min')
     compare = [f'standard={osp.join(standard_dir, "robustness.json")}']

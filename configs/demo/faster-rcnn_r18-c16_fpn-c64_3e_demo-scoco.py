@@ -9,7 +9,7 @@
 #       --coco data/demo/coco/annotations/instances_train2017.json \
 #       data/demo/coco/train2017 --style-dir data/demo/styles \
 #       --out-dir data/demo/stylized/coco --generated-weights \
-#       --content-size 120 --style-size 128 --batch-size 8
+#       --style-size 128 --batch-size 8
 #   python tools/train.py \
 #       configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py
 _base_ = './faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py'

@@ -388,14 +388,16 @@ def run_stylize(job: StylizeJob,
     os.makedirs(job.out_dir, exist_ok=True)
     _write_manifest(job, settings, 'running')
 
-    todo = [o for o in job.outputs() if not osp.exists(o[4])]
+    # Streamed (twice), so memory does not grow with the dataset.
+    num_todo = sum(not osp.exists(o[4]) for o in job.outputs())
+    todo = (o for o in job.outputs() if not osp.exists(o[4]))
     total = len(job.layout) * job.num_styles
     bar = None
-    if progress and todo:
+    if progress and num_todo:
         from mmengine.utils import ProgressBar
-        print(f'stylizing {len(todo)} of {total} outputs '
-              f'({total - len(todo)} already done)')
-        bar = ProgressBar(len(todo))
+        print(f'stylizing {num_todo} of {total} outputs '
+              f'({total - num_todo} already done)')
+        bar = ProgressBar(num_todo)
     bank = _StyleBank(job, stylizer)
     skipped: Dict[str, str] = {}
     groups: Dict[Tuple[int, ...], List] = {}

@@ -45,6 +45,18 @@ def coco_layout(demo_dir, split='train2017'):
         osp.join(demo_dir, 'coco', split))
 
 
+def clean_coco_cfg(root):
+    """mmdet's CocoDataset on the demo COCO train set under ``root``."""
+    return dict(
+        type='CocoDataset',
+        data_root=str(root) + '/',
+        ann_file='annotations/instances_train2017.json',
+        data_prefix=dict(img='train2017/'),
+        metainfo=dict(classes=('disc', 'square', 'triangle')),
+        filter_cfg=dict(filter_empty_gt=False),
+        pipeline=[dict(type='LoadImageFromFile')])
+
+
 def image_size(path):
     img = cv2.imread(path, cv2.IMREAD_UNCHANGED)
     return img.shape[:2]
@@ -89,14 +101,7 @@ def test_coco_exact_sizes_annotations_and_records(demo_dir, styles, model,
                                                 len(names))]
 
     # mmdet's CocoDataset reads the stylized copy through StylizedDataset.
-    clean = dict(
-        type='CocoDataset',
-        data_root=str(src) + '/',
-        ann_file='annotations/instances_train2017.json',
-        data_prefix=dict(img='train2017/'),
-        metainfo=dict(classes=('disc', 'square', 'triangle')),
-        filter_cfg=dict(filter_empty_gt=False),
-        pipeline=[dict(type='LoadImageFromFile')])
+    clean = clean_coco_cfg(src)
     stylized = DATASETS.build(
         dict(type='StylizedDataset', dataset=clean,
              stylized_root=str(out)))
@@ -256,14 +261,7 @@ def test_several_copies_and_unreadable_images(demo_dir, styles, model,
     assert len(rows) == 2 * (len(coco['images']) - 1)
     assert any(r['style'] != s['style'] for r, s in zip(rows[0::2],
                                                         rows[1::2]))
-    clean = dict(
-        type='CocoDataset',
-        data_root=str(src) + '/',
-        ann_file='annotations/instances_train2017.json',
-        data_prefix=dict(img='train2017/'),
-        metainfo=dict(classes=('disc', 'square', 'triangle')),
-        filter_cfg=dict(filter_empty_gt=False),
-        pipeline=[dict(type='LoadImageFromFile')])
+    clean = clean_coco_cfg(src)
     both = DATASETS.build(
         dict(type='StylizedDataset', dataset=clean, stylized_root=str(out)))
     assert len(both) == 2 * (len(coco['images']) - 1)
