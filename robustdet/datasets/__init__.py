@@ -2,6 +2,8 @@
 from .corrupted import (CorruptedDataset, insert_after_loading,
                         iter_leaf_datasets, loading_index)
 from .deferred_corrupted import DeferredCorruptionDataset, defer_pipeline
+from .foggy_cityscapes import (FOGGY_BETAS, FoggyCityscapesDataset,
+                               foggy_file_name, parse_foggy_beta)
 from .multi_corrupted import MultiCellPipeline, MultiCorruptedDataset
 from .neighbor_builder import build_neighbor_sets, frame_labels
 from .neighbor_sets import (IMAGENET_VID_CLASSES, IMAGENET_VID_WNIDS,
@@ -12,9 +14,11 @@ from .transforms import (CorruptImage, DeferredResize, RecordImageIdentity,
 
 __all__ = [
     'CorruptImage', 'CorruptedDataset', 'DeferredCorruptionDataset',
-    'DeferredResize', 'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
+    'DeferredResize', 'FOGGY_BETAS', 'FoggyCityscapesDataset',
+    'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
     'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',
     'RecordImageIdentity', 'StylizedDataset', 'build_neighbor_sets',
     'corruption_seed', 'defer_pipeline', 'frame_labels', 'image_identity',
-    'insert_after_loading', 'iter_leaf_datasets', 'loading_index'
+    'insert_after_loading', 'iter_leaf_datasets', 'loading_index',
+    'foggy_file_name', 'parse_foggy_beta'
 ]
