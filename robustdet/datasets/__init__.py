@@ -1,4 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+from .bdd100k import BDD100K_CLASSES, BDD100kDataset, write_coco_annotations
 from .corrupted import (CorruptedDataset, insert_after_loading,
                         iter_leaf_datasets, loading_index)
 from .deferred_corrupted import DeferredCorruptionDataset, defer_pipeline
@@ -13,12 +14,13 @@ from .transforms import (CorruptImage, DeferredResize, RecordImageIdentity,
                          corruption_seed, image_identity)
 
 __all__ = [
-    'CorruptImage', 'CorruptedDataset', 'DeferredCorruptionDataset',
+    'BDD100K_CLASSES', 'BDD100kDataset', 'CorruptImage', 'CorruptedDataset',
+    'DeferredCorruptionDataset',
     'DeferredResize', 'FOGGY_BETAS', 'FoggyCityscapesDataset',
     'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
     'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',
     'RecordImageIdentity', 'StylizedDataset', 'build_neighbor_sets',
     'corruption_seed', 'defer_pipeline', 'frame_labels', 'image_identity',
     'insert_after_loading', 'iter_leaf_datasets', 'loading_index',
-    'foggy_file_name', 'parse_foggy_beta'
+    'foggy_file_name', 'parse_foggy_beta', 'write_coco_annotations'
 ]
