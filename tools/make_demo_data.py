@@ -54,6 +54,11 @@ def parse_args() -> argparse.Namespace:
         help='also write the synthetic video neighbour sets (pm-k demo) '
         'to OUT_DIR/vid')
     parser.add_argument(
+        '--foggy',
+        action='store_true',
+        help='also write a synthetic Foggy Cityscapes copy of the '
+        "Cityscapes layout's val images (leftImg8bit_foggy, three betas)")
+    parser.add_argument(
         '--styles',
         type=int,
         default=0,
@@ -83,6 +88,10 @@ def main() -> None:
             seed=args.seed,
             size=tuple(args.size))
         paths.update({f'video_{k}': v for k, v in video.items()})
+    if args.foggy:
+        from robustdet.demo.foggy import write_foggy_cityscapes
+        paths['foggy'] = write_foggy_cityscapes(
+            osp.join(args.out_dir, 'cityscapes'), seed=args.seed)['foggy_root']
     if args.styles:
         from robustdet.demo.styles import write_style_images
         styles = osp.join(args.out_dir, 'styles')

@@ -254,6 +254,37 @@ def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
         summary={})
 
 
+def _evaluate_split(runner: Any, job: ShiftJob, cfg: Any,
+                    test_cfg: Dict[str, Any], split: str,
+                    results: Dict[str, Any]) -> None:
+    """Evaluate one split with its own evaluator and record it."""
+    from mmengine.dist import is_main_process
+    from mmengine.registry import LOOPS
+    loop = LOOPS.build(
+        test_cfg,
+        default_args=dict(
+            runner=runner,
+            dataloader=split_dataloader_cfg(cfg.test_dataloader, job.bench,
+                                            split, job.split_dir),
+            evaluator=runner.build_evaluator(cfg.test_evaluator)))
+    start = time.perf_counter()
+    metrics = _split_metrics(loop.run())
+    seconds = time.perf_counter() - start
+    runner.logger.info(
+        f'[shift] {split} ({len(loop.dataloader.dataset)} images) done in '
+        f'{seconds:.1f}s: ' +
+        ', '.join(f'{k}={v:.4f}' for k, v in metrics.items()))
+    results['splits'][split] = metrics
+    results['seconds'][split] = round(seconds, 3)
+    results['splits'] = {
+        s: results['splits'][s]
+        for s in job.bench.split_names if s in results['splits']
+    }
+    results['summary'] = shift_summary(job.bench, results['splits'])
+    if is_main_process():
+        dump_json_atomic(results, job.results_file)
+
+
 def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     """Evaluate the job's splits that are not done yet.
 
@@ -264,9 +295,6 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     Returns:
         dict: The results (also in ``job.results_file``).
     """
-    from mmengine.dist import is_main_process
-    from mmengine.registry import LOOPS
-
     from ..utils.checkpoint import load_checkpoint_file
     from .robustness import unwrap_corrupted
     from .testing import build_test_runner
@@ -284,29 +312,10 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     del ckpt
     test_cfg = dict(cfg.test_cfg)
     test_cfg.setdefault('type', 'TestLoop')
-    for split in todo:
-        loop = LOOPS.build(
-            test_cfg,
-            default_args=dict(
-                runner=runner,
-                dataloader=split_dataloader_cfg(cfg.test_dataloader,
-                                                job.bench, split,
-                                                job.split_dir),
-                evaluator=runner.build_evaluator(cfg.test_evaluator)))
-        start = time.perf_counter()
-        metrics = _split_metrics(loop.run())
-        seconds = time.perf_counter() - start
-        runner.logger.info(
-            f'[shift] {split} ({len(loop.dataloader.dataset)} images) done '
-            f'in {seconds:.1f}s: ' +
-            ', '.join(f'{k}={v:.4f}' for k, v in metrics.items()))
-        results['splits'][split] = metrics
-        results['seconds'][split] = round(seconds, 3)
-        results['splits'] = {
-            s: results['splits'][s]
-            for s in job.bench.split_names if s in results['splits']
-        }
-        results['summary'] = shift_summary(job.bench, results['splits'])
-        if is_main_process():
-            dump_json_atomic(results, job.results_file)
+    runner.call_hook('before_run')
+    try:
+        for split in todo:
+            _evaluate_split(runner, job, cfg, test_cfg, split, results)
+    finally:
+        runner.call_hook('after_run')
     return results

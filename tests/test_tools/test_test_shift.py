@@ -1,0 +1,99 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""tools/test_shift.py end to end on the synthetic Foggy Cityscapes copy
+of the small demo data, with the overfitted demo detector."""
+import json
+import os.path as osp
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from robustdet.apis.shift import RESULTS_FILE
+from robustdet.demo.foggy import write_foggy_cityscapes
+from tests.conftest import REPO, small_config
+
+FOGGY_DEMO = osp.join(REPO, 'configs', 'demo',
+                      'faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
+
+
+def run(*args):
+    return subprocess.run([sys.executable, 'tools/test_shift.py', *args],
+                          cwd=REPO, capture_output=True, text=True)
+
+
+@pytest.fixture(scope='module')
+def foggy_setup(demo_dir, demo_checkpoint, tmp_path_factory):
+    root = tmp_path_factory.mktemp('foggy_demo')
+    shutil.copytree(osp.join(demo_dir, 'cityscapes'), root / 'cityscapes')
+    write_foggy_cityscapes(str(root / 'cityscapes'))
+    cfg = small_config(FOGGY_DEMO, str(root))
+    config = str(root / 'foggy_config.py')
+    cfg.dump(config)
+    return config, demo_checkpoint[1], root
+
+
+def test_foggy_cityscapes_end_to_end(foggy_setup, tmp_path):
+    config, ckpt, _ = foggy_setup
+    work = tmp_path / 'work'
+    proc = run(config, ckpt, '--benchmark', 'foggy-cityscapes',
+               '--work-dir', str(work))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads((work / RESULTS_FILE).read_text())
+    assert list(results['splits']) == ['clean', 'beta=0.005', 'beta=0.01',
+                                       'beta=0.02']
+    row = results['summary']['coco/bbox_mAP']
+    clean = results['splits']['clean']['coco/bbox_mAP']
+    assert row['P'] == clean > 0.2
+    # Denser fog costs the detector more.
+    assert row['splits']['beta=0.02'] < clean
+    for split, value in row['splits'].items():
+        assert row['rPC'][split] == pytest.approx(value / clean)
+    for name in ('shift.md', 'shift.csv', 'shift_coco_bbox_mAP.png'):
+        assert osp.getsize(work / name) > 0
+    md = (work / 'shift.md').read_text()
+    assert '| rPC [%] | 100.0 |' in md
+    assert 'coco/bbox_mAP' in proc.stdout
+
+    # A rerun resumes: nothing is evaluated again.
+    again = run(config, ckpt, '--benchmark', 'foggy-cityscapes',
+                '--work-dir', str(work))
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert json.loads((work / RESULTS_FILE).read_text()) == results
+    assert '[shift]' not in again.stdout + again.stderr
+
+
+def test_clean_split_equals_a_plain_test(foggy_setup, tmp_path):
+    """The reference split is the config's own clean test set: the same
+    metrics as a plain test run of the config (FoggyCityscapesDataset
+    with beta=None reads the clean images; its ground truth is clean
+    Cityscapes', see the dataset's tests)."""
+    config, ckpt, _ = foggy_setup
+    work = tmp_path / 'work'
+    proc = run(config, ckpt, '--benchmark', 'foggy-cityscapes', '--splits',
+               'clean', '--work-dir', str(work))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shifted = json.loads((work / RESULTS_FILE).read_text())
+    assert list(shifted['splits']) == ['clean']
+    plain = subprocess.run(
+        [sys.executable, 'tools/test.py', config, ckpt, '--work-dir',
+         str(tmp_path / 'plain')],
+        cwd=REPO, capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    assert f"{shifted['splits']['clean']['coco/bbox_mAP']:.4f}" in (
+        plain.stdout + plain.stderr)
+
+
+@pytest.mark.parametrize('extra,expect', [
+    (['--benchmark', 'bdd100k-weather'], 'needs a test dataset of type '
+     'BDD100kDataset'),
+    (['--benchmark', 'foggy-cityscapes', '--splits', 'beta=0.03'],
+     "unknown split 'beta=0.03'"),
+])
+def test_bad_arguments_are_one_line(foggy_setup, tmp_path, extra, expect):
+    config, ckpt, _ = foggy_setup
+    proc = run(config, ckpt, '--work-dir', str(tmp_path), *extra)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and expect in lines[0], lines
+    assert not osp.exists(tmp_path / RESULTS_FILE)
