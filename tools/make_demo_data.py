@@ -59,6 +59,11 @@ def parse_args() -> argparse.Namespace:
         help='also write a synthetic Foggy Cityscapes copy of the '
         "Cityscapes layout's val images (leftImg8bit_foggy, three betas)")
     parser.add_argument(
+        '--bdd100k',
+        action='store_true',
+        help='also write a synthetic BDD100k tree (OUT_DIR/bdd100k: 400 '
+        'train and 200 val frames of 320x180) and its split lists')
+    parser.add_argument(
         '--styles',
         type=int,
         default=0,
@@ -66,6 +71,23 @@ def parse_args() -> argparse.Namespace:
         help='also write N procedural style images (stylization demo) to '
         'OUT_DIR/styles')
     return parser.parse_args()
+
+
+def _write_bdd100k(root: str, seed: int) -> dict:
+    """The synthetic BDD100k tree and its splits (kept if present)."""
+    from robustdet.apis.bdd100k_splits import write_bdd100k_splits
+    from robustdet.demo.bdd100k import generate_bdd100k_demo
+    splits = osp.join(root, 'splits')
+    labels = {
+        s: osp.join(root, 'labels', 'det_20', f'det_{s}.json')
+        for s in ('train', 'val')
+    }
+    if not osp.exists(osp.join(splits, 'splits.json')):
+        generate_bdd100k_demo(
+            root, seed=seed, num_val=200, num_train=400, size=(320, 180))
+        write_bdd100k_splits(
+            splits, labels['val'], labels['train'], seed=seed)
+    return dict(bdd100k=root, bdd100k_splits=splits)
 
 
 @cli_entry
@@ -92,6 +114,9 @@ def main() -> None:
         from robustdet.demo.foggy import write_foggy_cityscapes
         paths['foggy'] = write_foggy_cityscapes(
             osp.join(args.out_dir, 'cityscapes'), seed=args.seed)['foggy_root']
+    if args.bdd100k:
+        paths.update(_write_bdd100k(osp.join(args.out_dir, 'bdd100k'),
+                                    args.seed))
     if args.styles:
         from robustdet.demo.styles import write_style_images
         styles = osp.join(args.out_dir, 'styles')

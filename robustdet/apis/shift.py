@@ -105,7 +105,8 @@ def split_dataloader_cfg(dl_cfg: Dict[str, Any], bench: ShiftBenchmark,
         dl_cfg (dict): The config's test dataloader.
         bench (ShiftBenchmark): The benchmark.
         split (str): One of its splits.
-        split_dir (str): Directory of the BDD100k file lists.
+        split_dir (str): Directory of the BDD100k file lists (relative to
+            the working directory, not to the dataset's ``data_root``).
 
     Returns:
         dict: A copy with the test dataset set to the split.
@@ -119,7 +120,7 @@ def split_dataloader_cfg(dl_cfg: Dict[str, Any], bench: ShiftBenchmark,
             f'{leaf.get("type")!r}')
     for key, value in dict(bench.splits)[split].items():
         if isinstance(value, str):
-            value = value.format(split_dir=split_dir.rstrip('/'))
+            value = value.format(split_dir=osp.abspath(split_dir))
         leaf[key] = value
     return dl_cfg
 

@@ -1,6 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """The shift benchmarks' pure parts: split configs and the summary (P,
 value and rPC per split)."""
+import os.path as osp
+
 import pytest
 
 from robustdet.apis.shift import (BENCHMARKS, ShiftJob, get_benchmark,
@@ -39,9 +41,10 @@ def test_split_dataloader_cfg_sets_the_leaf_dataset():
         type='BDD100kDataset', weather='clear')))
     night = split_dataloader_cfg(wrapped, get_benchmark('bdd100k-daynight'),
                                  'night', 'data/bdd100k/splits/')
+    # The lists are found from the working directory, not data_root.
     assert night['dataset']['dataset'] == dict(
         type='BDD100kDataset', weather=None, timeofday=None, scene=None,
-        file_list='data/bdd100k/splits/val_night.txt')
+        file_list=osp.abspath('data/bdd100k/splits/val_night.txt'))
     with pytest.raises(RobustDetError, match='BDD100kDataset'):
         split_dataloader_cfg(dl, get_benchmark('bdd100k-weather'), 'clear',
                              'x')
