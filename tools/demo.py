@@ -11,7 +11,11 @@
    with AdaIN (``tools/stylize_dataset.py``; generated weights unless
    ``--adain-weights-dir`` holds the release files), train the combined
    scheme (clean + stylized), benchmark it like the standard model and
-   print the two side by side.
+   print the two side by side;
+6. natural shifts (``tools/test_shift.py``): the demo detector on the
+   synthetic Foggy Cityscapes copy, and a detector trained on the clear
+   frames of the synthetic BDD100k tree on its clear / rainy / snowy
+   lists.
 
 Each step prints the command a user would run for it, and is skipped when
 its output already exists.
@@ -29,6 +33,10 @@ from robustdet.utils.errors import RobustDetError
 REPO = osp.dirname(osp.dirname(osp.abspath(__file__)))
 CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py'
 PMK_CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py'
+FOGGY_CONFIG = (
+    'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
+BDD_CONFIG = (
+    'configs/demo/faster-rcnn_r18-c16_fpn-c64_12e_demo-bdd100k-clear.py')
 SCHEME_CONFIGS = {
     'stylized': 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py',
     'combined':
@@ -77,7 +85,8 @@ def main():
         raise RobustDetError(
             '--data-dir must be data/demo: the demo configs read from there')
     run(['python', 'tools/make_demo_data.py', '--out-dir', args.data_dir,
-         '--seed', str(args.seed), '--video', '--styles', str(NUM_STYLES)])
+         '--seed', str(args.seed), '--video', '--styles', str(NUM_STYLES),
+         '--foggy', '--bdd100k'])
 
     ckpt = train(CONFIG, osp.join(args.work_dir, 'train'), 'demo detector')
     robust_dir = osp.join(args.work_dir, 'robustness')
@@ -93,11 +102,12 @@ def main():
           f'{took / 60:.1f} min')
     if args.schemes:
         stylized_demo(args, robust_dir)
+    shift_demo(args, ckpt)
 
 
-def train(config, train_dir, what):
+def train(config, train_dir, what, epochs=3):
     """Train ``config`` once (cached); the checkpoint path."""
-    ckpt = osp.join(train_dir, 'epoch_3.pth')
+    ckpt = osp.join(train_dir, f'epoch_{epochs}.pth')
     if osp.exists(ckpt):
         print(f'[demo] using the trained {what} {ckpt}')
     else:
@@ -111,6 +121,24 @@ def benchmark(config, ckpt, work_dir, seed):
     return run(['python', 'tools/test_robust.py', config, ckpt,
                 '--corruptions', 'all', '--work-dir', work_dir, '--seed',
                 str(seed)])
+
+
+def shift_demo(args, ckpt):
+    """Step 6: Foggy Cityscapes and BDD100k weather with test_shift."""
+    took = run(['python', 'tools/test_shift.py', FOGGY_CONFIG, ckpt,
+                '--benchmark', 'foggy-cityscapes', '--work-dir',
+                osp.join(args.work_dir, 'shift-foggy-cityscapes')])
+    print(f'[demo] Foggy Cityscapes shift benchmark took {took / 60:.1f} '
+          'min')
+    bdd_ckpt = train(BDD_CONFIG,
+                     osp.join(args.work_dir, 'train-bdd100k-clear'),
+                     'BDD100k clear-weather demo detector', epochs=12)
+    took = run(['python', 'tools/test_shift.py', BDD_CONFIG, bdd_ckpt,
+                '--benchmark', 'bdd100k-weather', '--split-dir',
+                osp.join(args.data_dir, 'bdd100k', 'splits'), '--work-dir',
+                osp.join(args.work_dir, 'shift-bdd100k-weather')])
+    print(f'[demo] BDD100k weather shift benchmark took {took / 60:.1f} '
+          'min')
 
 
 def stylized_demo(args, standard_dir):
