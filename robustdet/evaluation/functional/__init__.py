@@ -1,4 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+from .gamma import gamma_scores
 from .pmk import (PmkData, clopper_pearson, error_vs_offset, frame_predictions,
                   load_labels, load_pmk_data, per_image_ap, pmk_classification,
                   pmk_map)
@@ -6,6 +7,6 @@ from .robustness import grid_coverage, robustness_summary
 
 __all__ = [
     'PmkData', 'clopper_pearson', 'error_vs_offset', 'frame_predictions',
-    'grid_coverage', 'load_labels', 'load_pmk_data', 'per_image_ap',
-    'pmk_classification', 'pmk_map', 'robustness_summary'
+    'gamma_scores', 'grid_coverage', 'load_labels', 'load_pmk_data',
+    'per_image_ap', 'pmk_classification', 'pmk_map', 'robustness_summary'
 ]
