@@ -14,7 +14,6 @@ seed gives the same lists whatever the order of the labels file, another
 seed other lists, and a smaller size a subset of a larger one. Names are
 sorted within each list.
 """
-import hashlib
 import os.path as osp
 from typing import Dict, List, Optional, Sequence
 
@@ -24,6 +23,7 @@ from ..datasets.bdd100k import (BDD100K_ATTRIBUTES, build_data_list,
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_text_atomic
 from ..utils.seeding import derive_seed
+from .results import sha256_file
 
 #: Weathers of the equal-size val lists, in report order.
 WEATHER_SPLITS = ('clear', 'rainy', 'snowy')
@@ -185,15 +185,6 @@ def make_bdd100k_splits(val_frames: Sequence[dict],
     return dict(lists=lists, summary=summary)
 
 
-def file_sha256(path: str) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_bdd100k_splits(out_dir: str,
                          val_labels: str,
                          train_labels: Optional[str] = None,
@@ -245,10 +236,10 @@ def write_bdd100k_splits(out_dir: str,
                 cocos[f'{name}_coco.json'] = data_list_to_coco(data_list)
     summary = dict(made['summary'])
     summary['inputs'] = dict(
-        val_labels=dict(path=val_labels, sha256=file_sha256(val_labels)))
+        val_labels=dict(path=val_labels, sha256=sha256_file(val_labels)))
     if train_labels is not None:
         summary['inputs']['train_labels'] = dict(
-            path=train_labels, sha256=file_sha256(train_labels))
+            path=train_labels, sha256=sha256_file(train_labels))
     summary['files'] = sorted(files) + sorted(cocos)
     for file_name, text in files.items():
         write_text_atomic(text, osp.join(out_dir, file_name))

@@ -145,11 +145,14 @@ def new_results(identity: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
         summary=None)
 
 
-def load_results(path: str) -> Dict[str, Any]:
-    """Read a results file, with a one-line error if it is not one.
+def read_results_file(path: str, fmt: str, what: str) -> Dict[str, Any]:
+    """Read a JSON results file of format ``fmt``, with a one-line error
+    if it is missing, unreadable or of another kind.
 
     Args:
-        path (str): Path of a ``robustness.json`` (or shard) file.
+        path (str): The file.
+        fmt (str): Its expected ``format`` entry.
+        what (str): What it is, for the messages.
 
     Returns:
         dict: The results.
@@ -161,14 +164,25 @@ def load_results(path: str) -> Dict[str, Any]:
         raise RobustDetError(f'results file not found: {path}') from None
     except (OSError, ValueError) as e:
         raise RobustDetError(
-            f'{path} is not a readable robustness results file: {e}'
-        ) from None
-    if not isinstance(results, dict) or results.get('format') != FORMAT:
+            f'{path} is not a readable {what} file: {e}') from None
+    if not isinstance(results, dict) or results.get('format') != fmt:
         raise RobustDetError(
-            f'{path} is not a robustdet robustness results file (format '
+            f'{path} is not a robustdet {what} file (format '
             f'{results.get("format") if isinstance(results, dict) else None}'
-            f', expected {FORMAT})')
+            f', expected {fmt})')
     return results
+
+
+def load_results(path: str) -> Dict[str, Any]:
+    """Read a results file, with a one-line error if it is not one.
+
+    Args:
+        path (str): Path of a ``robustness.json`` (or shard) file.
+
+    Returns:
+        dict: The results.
+    """
+    return read_results_file(path, FORMAT, 'robustness results')
 
 
 def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic
-from .results import config_fingerprint, sha256_file
+from .results import config_fingerprint, read_results_file, sha256_file
 
 FORMAT = 'robustdet-shift/1'
 RESULTS_FILE = 'shift.json'
@@ -214,18 +214,7 @@ def _identity(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
 
 def load_shift_results(path: str) -> Dict[str, Any]:
     """Read a ``shift.json``, with a one-line error if it is not one."""
-    import json
-    try:
-        with open(path, encoding='utf-8') as f:
-            results = json.load(f)
-    except FileNotFoundError:
-        raise RobustDetError(f'results file not found: {path}') from None
-    except (OSError, ValueError) as e:
-        raise RobustDetError(f'{path} is not readable: {e}') from None
-    if not isinstance(results, dict) or results.get('format') != FORMAT:
-        raise RobustDetError(f'{path} is not a robustdet shift results '
-                             f'file (expected format {FORMAT})')
-    return results
+    return read_results_file(path, FORMAT, 'shift results')
 
 
 def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from ..apis.bad_images import check_image_bytes
+from ..apis.results import sha256_file
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic
 from ..utils.seeding import derive_seed
@@ -107,14 +108,6 @@ def encode_like(img: np.ndarray, path: str, jpeg_quality: int) -> bytes:
     if not ok:
         raise RobustDetError(f'cannot encode {ext} for {path}')
     return buf.tobytes()
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def check_out_dir(out_dir: str, inputs: Sequence[str]) -> None:
@@ -378,7 +371,7 @@ def run_stylize(job: StylizeJob,
         if model is None:
             paths = weight_paths(job.weights_dir)
             job.weights = job.weights or {
-                osp.basename(p): _sha256(p)
+                osp.basename(p): sha256_file(p)
                 for p in paths
             }
             model = load_adain(job.weights_dir)
