@@ -1,0 +1,451 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Codec and transmission clip corruptions (PyAV / FFmpeg).
+
+Each corruption encodes the whole clip once (the clip is the unit),
+optionally damages the coded stream, and decodes it again.
+
+Conventions shared by all of them:
+
+* Frames are converted RGB -> yuv420p (BT.601, limited range, swscale)
+  and back. Codecs need even sizes, so a clip with an odd height or
+  width is padded by edge replication to even, coded, decoded and
+  cropped back: pixels move nowhere, so boxes are unchanged
+  (``transforms`` is None).
+* Determinism: single-threaded encoders and decoders, a fixed GOP
+  (one key frame every :data:`GOP` frames), no B-frames (so decode
+  order is display order), a nominal frame rate of :data:`FPS`. Decoded
+  frames are mapped back to input frames by their pts.
+* Damaged streams (``bit_errors``, ``packet_loss``) are decoded with
+  FFmpeg's default error concealment; packets the decoder rejects are
+  skipped. A frame that yields no picture repeats the previous output
+  frame (frames before the first decoded one repeat the first decoded
+  one; if nothing decodes at all, the clip is mid-grey), so T is kept.
+  ``source_index`` records which input frame each output frame came
+  from.
+* The random damage is drawn from ``np.random.default_rng(seed)`` with
+  one uniform number per byte (or per NAL unit) that does not depend
+  on the severity: a byte / unit is damaged when its number falls below
+  the severity's rate, so the damage at a higher severity contains the
+  damage at a lower one (for the same seed).
+"""
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from robustdet.utils.errors import RobustDetError
+from .types import ClipCorruption, ClipResult
+
+FPS = 30
+GOP = 12
+# Nominal bits per pixel per frame of the "source" stream; see
+# :func:`source_bit_rate`.
+SOURCE_BPP = 0.2
+# Lowest ABR target (bit/s): the encoders count in whole kbit/s.
+MIN_BIT_RATE = 1000
+# Fixed H.264 CRF of the stream that bit errors / packet loss damage.
+TRANSMISSION_CRF = 23
+# Largest H.264 slice (NAL unit) in bytes for packet loss: one slice per
+# RTP packet, as with an Ethernet MTU.
+SLICE_MAX_BYTES = 1200
+
+_X264_BASE = {'threads': '1', 'preset': 'medium', 'tune': 'zerolatency'}
+_X265_PARAMS = ('pools=none:frame-threads=1:wpp=0:bframes=0:'
+                'log-level=error:keyint={gop}:min-keyint={gop}:'
+                'scenecut=0')
+
+_DECODERS = {
+    'libx264': 'h264',
+    'libx265': 'hevc',
+    'mpeg2video': 'mpeg2video',
+    'mpeg4': 'mpeg4',
+}
+
+
+def _av():
+    import av
+    return av
+
+
+def _check_codec(name: str, mode: str) -> None:
+    """Raise :class:`RobustDetError` if ``name`` is missing from PyAV."""
+    av = _av()
+    try:
+        av.Codec(name, mode)
+    except Exception as err:  # UnknownCodecError and friends
+        kind = 'encoder' if mode == 'w' else 'decoder'
+        raise RobustDetError(
+            f'{kind} {name!r} is not available in this PyAV '
+            f'{av.__version__} build; install a PyAV/FFmpeg with it') from err
+
+
+def source_bit_rate(height: int, width: int) -> int:
+    """Nominal bit rate of the source clip, in bits per second.
+
+    Defined as :data:`SOURCE_BPP` (0.2) bits per pixel per frame at the
+    nominal :data:`FPS` (30) frames per second on the even-padded frame
+    size: ``round(0.2 * H * W * 30)``, e.g. 1 382 400 bit/s for
+    640x360. It depends on the frame size only, so it is cheap and
+    deterministic; the ABR corruptions divide it by 2 ... 32 and clamp
+    the result to at least :data:`MIN_BIT_RATE` (x264 and x265 take
+    whole kbit/s, so tiny test clips would otherwise get 0).
+
+    Args:
+        height (int): Frame height.
+        width (int): Frame width.
+
+    Returns:
+        int: Bits per second.
+    """
+    height += height % 2
+    width += width % 2
+    return int(round(SOURCE_BPP * height * width * FPS))
+
+
+def _pad_even(frames: np.ndarray) -> np.ndarray:
+    _, h, w, _ = frames.shape
+    if h % 2 == 0 and w % 2 == 0:
+        return frames
+    return np.pad(frames, ((0, 0), (0, h % 2), (0, w % 2), (0, 0)),
+                  mode='edge')
+
+
+def encode(frames: np.ndarray,
+           codec: str,
+           options: Optional[Dict[str, str]] = None,
+           bit_rate: Optional[int] = None,
+           qscale: Optional[int] = None,
+           global_header: bool = False) -> Tuple[List[Tuple[bytes, int]],
+                                                 bytes]:
+    """Encode a clip to a list of packets.
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB with even H and W.
+        codec (str): FFmpeg encoder name, e.g. ``'libx264'``.
+        options (dict, optional): Private encoder options.
+        bit_rate (int, optional): Average bit rate (bit/s) for ABR.
+        qscale (int, optional): Fixed quantiser scale (MPEG-2/-4): the
+            rate control is clamped with ``qmin = qmax = qscale``.
+        global_header (bool): Put the stream headers (SPS/PPS) in the
+            extradata instead of the first packet.
+
+    Returns:
+        tuple: ``[(packet bytes, pts), ...]`` in decode order and the
+        extradata bytes.
+    """
+    _check_codec(codec, 'w')
+    av = _av()
+    from fractions import Fraction
+    t, h, w, _ = frames.shape
+    ctx = av.CodecContext.create(codec, 'w')
+    ctx.width, ctx.height = w, h
+    ctx.pix_fmt = 'yuv420p'
+    ctx.time_base = Fraction(1, FPS)
+    ctx.framerate = Fraction(FPS, 1)
+    ctx.gop_size = GOP
+    ctx.max_b_frames = 0
+    ctx.thread_count = 1
+    if bit_rate is not None:
+        ctx.bit_rate = int(bit_rate)
+    if qscale is not None:
+        ctx.qmin = ctx.qmax = int(qscale)
+        # A high nominal rate so that the clamp, not the rate, decides.
+        ctx.bit_rate = 100 * h * w * FPS
+    if global_header:
+        ctx.flags |= int(av.codec.context.Flags.global_header)
+    ctx.options = dict(options or {})
+    ctx.open()
+    packets = []
+    for i in range(t):
+        frame = av.VideoFrame.from_ndarray(
+            np.ascontiguousarray(frames[i]), format='rgb24')
+        frame = frame.reformat(format='yuv420p')
+        frame.pts = i
+        frame.time_base = ctx.time_base
+        for pkt in ctx.encode(frame):
+            packets.append((bytes(pkt), int(pkt.pts)))
+    for pkt in ctx.encode(None):
+        packets.append((bytes(pkt), int(pkt.pts)))
+    extradata = bytes(ctx.extradata or b'')
+    return packets, extradata
+
+
+def decode(packets: List[Tuple[bytes, int]], codec: str, extradata: bytes,
+           num_frames: int) -> List[Optional[np.ndarray]]:
+    """Decode packets, tolerating errors, into frames indexed by pts.
+
+    Args:
+        packets (list): ``[(bytes, pts), ...]`` as from :func:`encode`.
+        codec (str): FFmpeg decoder name, e.g. ``'h264'``.
+        extradata (bytes): Stream headers, may be empty.
+        num_frames (int): T of the clip.
+
+    Returns:
+        list: T entries, each an (H, W, 3) uint8 RGB array or None when
+        no picture came out for that frame.
+    """
+    _check_codec(codec, 'r')
+    av = _av()
+    ctx = av.CodecContext.create(codec, 'r')
+    ctx.thread_count = 1
+    # Output damaged pictures (concealed) rather than dropping them.
+    ctx.flags |= int(av.codec.context.Flags.output_corrupt)
+    if extradata:
+        ctx.extradata = extradata
+    out: List[Optional[np.ndarray]] = [None] * num_frames
+    order = iter(range(num_frames))
+
+    def take(frames):
+        for frame in frames:
+            idx = frame.pts
+            if idx is None or not 0 <= idx < num_frames or \
+                    out[idx] is not None:
+                idx = next((j for j in order if out[j] is None), None)
+                if idx is None:
+                    continue
+            out[idx] = frame.to_ndarray(format='rgb24')
+
+    for data, pts in packets:
+        pkt = av.Packet(data)
+        pkt.pts = pts
+        pkt.dts = pts
+        try:
+            take(ctx.decode(pkt))
+        except av.error.FFmpegError:
+            continue
+    try:
+        take(ctx.decode(None))
+    except av.error.FFmpegError:
+        pass
+    return out
+
+
+def _fill(decoded: List[Optional[np.ndarray]], frames: np.ndarray
+          ) -> ClipResult:
+    """Crop to the input size and fill frames that did not decode."""
+    t, h, w, _ = frames.shape
+    valid = [i for i, f in enumerate(decoded) if f is not None]
+    if not valid:
+        return ClipResult(np.full_like(frames, 128), np.arange(t))
+    out = np.empty_like(frames)
+    src = np.empty(t, dtype=np.int64)
+    last = valid[0]
+    for i in range(t):
+        if decoded[i] is not None:
+            last = i
+        out[i] = decoded[last][:h, :w]
+        src[i] = last
+    return ClipResult(out, src)
+
+
+def _transcode(frames: np.ndarray, codec: str, **kwargs) -> ClipResult:
+    _check_codec(codec, 'w')
+    _check_codec(_DECODERS[codec], 'r')
+    padded = _pad_even(np.asarray(frames, dtype=np.uint8))
+    packets, extradata = encode(padded, codec, **kwargs)
+    return _fill(
+        decode(packets, _DECODERS[codec], extradata, len(frames)), frames)
+
+
+def _x264(**extra) -> Dict[str, str]:
+    opts = dict(_X264_BASE)
+    params = ['bframes=0', f'keyint={GOP}', f'min-keyint={GOP}',
+              'scenecut=0', 'sliced-threads=0', 'rc-lookahead=0']
+    params += [f'{k}={v}' for k, v in extra.pop('params', {}).items()]
+    opts['x264-params'] = ':'.join(params)
+    opts.update({k: str(v) for k, v in extra.items()})
+    return opts
+
+
+def _x265(**extra) -> Dict[str, str]:
+    opts = {'preset': 'medium', 'x265-params': _X265_PARAMS.format(gop=GOP)}
+    opts.update({k: str(v) for k, v in extra.items()})
+    return opts
+
+
+def h264_crf(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """H.264 (libx264) at constant rate factor ``param``."""
+    return _transcode(frames, 'libx264', options=_x264(crf=param))
+
+
+def h265_crf(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """H.265 (libx265) at constant rate factor ``param``."""
+    return _transcode(frames, 'libx265', options=_x265(crf=param))
+
+
+def h264_abr(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """H.264 at average bit rate :func:`source_bit_rate` / ``param``."""
+    rate = max(MIN_BIT_RATE, source_bit_rate(*frames.shape[1:3]) // param)
+    return _transcode(frames, 'libx264', options=_x264(), bit_rate=rate)
+
+
+def h265_abr(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """H.265 at average bit rate :func:`source_bit_rate` / ``param``."""
+    rate = max(MIN_BIT_RATE, source_bit_rate(*frames.shape[1:3]) // param)
+    return _transcode(frames, 'libx265', options=_x265(), bit_rate=rate)
+
+
+def mpeg2_q(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """MPEG-2 (mpeg2video) at fixed quantiser scale ``param``."""
+    return _transcode(frames, 'mpeg2video', qscale=param)
+
+
+def mpeg4_q(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """MPEG-4 part 2 (mpeg4) at fixed quantiser scale ``param``."""
+    return _transcode(frames, 'mpeg4', qscale=param)
+
+
+def bit_errors(frames: np.ndarray, param: int, seed: int) -> ClipResult:
+    """H.264 at CRF 23 with random byte errors in the packets.
+
+    Emulates FFmpeg's ``noise`` bitstream filter (``amount=param``: on
+    average one byte in ``param`` is replaced by another value), but
+    in-process with a seeded RNG: the filter's own state is a fixed
+    byte-driven counter that cannot be seeded. Each packet byte gets a
+    uniform number ``u`` and an offset ``k`` in 1..255; the byte is
+    XOR-ed with ``k`` when ``u < 1 / param``. The stream headers (SPS /
+    PPS, sent as extradata as in an MP4 file) are not damaged.
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB.
+        param (int): The noise ``amount``: 1 / byte error rate.
+        seed (int): Seed of the damage.
+
+    Returns:
+        ClipResult: The decoded clip.
+    """
+    _check_codec('libx264', 'w')
+    _check_codec('h264', 'r')
+    padded = _pad_even(np.asarray(frames, dtype=np.uint8))
+    packets, extradata = encode(
+        padded, 'libx264', options=_x264(crf=TRANSMISSION_CRF),
+        global_header=True)
+    sizes = [len(d) for d, _ in packets]
+    data = np.frombuffer(b''.join(d for d, _ in packets), dtype=np.uint8)
+    rng = np.random.default_rng(seed)
+    u = rng.random(data.size)
+    k = rng.integers(1, 256, size=data.size, dtype=np.uint8)
+    data = np.where(u < 1.0 / float(param), data ^ k, data).astype(np.uint8)
+    damaged, start = [], 0
+    for (_, pts), size in zip(packets, sizes):
+        damaged.append((data[start:start + size].tobytes(), pts))
+        start += size
+    return _fill(decode(damaged, 'h264', extradata, len(frames)), frames)
+
+
+def _split_nals(data: bytes) -> List[bytes]:
+    """Split an Annex B byte stream into NAL units (with start codes)."""
+    starts = []
+    i = data.find(b'\x00\x00\x01')
+    while i >= 0:
+        starts.append(i - 1 if i > 0 and data[i - 1] == 0 else i)
+        i = data.find(b'\x00\x00\x01', i + 3)
+    if not starts:
+        return [data]
+    starts[0] = 0
+    return [data[a:b] for a, b in zip(starts, starts[1:] + [len(data)])]
+
+
+def packet_loss(frames: np.ndarray, param: float, seed: int) -> ClipResult:
+    """H.264 at CRF 23 sent as slices, ``param`` % of them lost.
+
+    The encoder cuts each frame into slices of at most
+    :data:`SLICE_MAX_BYTES` bytes, one slice per transmission packet
+    (RTP single-NAL-unit mode). Each NAL unit gets a seeded uniform
+    number ``u`` and is lost when ``u < param / 100``; the first packet
+    (the first key frame) is never lost, nor are the stream headers
+    (extradata). A frame with all its slices lost is not decoded and
+    repeats the previous output frame.
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB.
+        param (float): Loss rate in percent of NAL units.
+        seed (int): Seed of the loss pattern.
+
+    Returns:
+        ClipResult: The decoded clip.
+    """
+    _check_codec('libx264', 'w')
+    _check_codec('h264', 'r')
+    padded = _pad_even(np.asarray(frames, dtype=np.uint8))
+    packets, extradata = encode(
+        padded, 'libx264',
+        options=_x264(
+            crf=TRANSMISSION_CRF,
+            params={'slice-max-size': SLICE_MAX_BYTES}),
+        global_header=True)
+    nals = [_split_nals(d) for d, _ in packets]
+    rng = np.random.default_rng(seed)
+    u = rng.random(sum(len(n) for n in nals))
+    rate = float(param) / 100.0
+    damaged, j = [], 0
+    for p, ((_, pts), units) in enumerate(zip(packets, nals)):
+        kept = [n for i, n in enumerate(units) if p == 0 or
+                u[j + i] >= rate]
+        j += len(units)
+        if kept:
+            damaged.append((b''.join(kept), pts))
+    return _fill(decode(damaged, 'h264', extradata, len(frames)), frames)
+
+
+_YI = ('Yi et al. 2021, Benchmarking the robustness of spatial-temporal '
+       'models against corruptions (Mini Kinetics-C / Mini SSV2-C)')
+_SCHIAPPA = ('Schiappa et al. 2023, A large-scale robustness analysis of '
+             'video action recognition models')
+_NOTE = ('pad to even size (edge), yuv420p, single-threaded, '
+         f'GOP {GOP}, no B-frames, {FPS} fps nominal')
+
+CORRUPTIONS = (
+    ClipCorruption(
+        'h264_crf', 'codec', (23, 30, 37, 44, 51), h264_crf,
+        source=_YI + '; ' + _SCHIAPPA,
+        extra={'unit': 'CRF (libx264, preset medium)', 'note': _NOTE}),
+    ClipCorruption(
+        'h265_crf', 'codec', (27, 33, 39, 45, 51), h265_crf,
+        source=_YI,
+        extra={'unit': 'CRF (libx265, preset medium)', 'note': _NOTE}),
+    ClipCorruption(
+        'h264_abr', 'codec', (2, 4, 8, 16, 32), h264_abr,
+        source=_YI,
+        extra={
+            'unit': 'divisor of the source bit rate (libx264 ABR)',
+            'source_bit_rate':
+            f'{SOURCE_BPP} bit/pixel/frame x H x W x {FPS} fps',
+            'note': _NOTE
+        }),
+    ClipCorruption(
+        'h265_abr', 'codec', (2, 4, 8, 16, 32), h265_abr,
+        source=_YI,
+        extra={
+            'unit': 'divisor of the source bit rate (libx265 ABR)',
+            'source_bit_rate':
+            f'{SOURCE_BPP} bit/pixel/frame x H x W x {FPS} fps',
+            'note': _NOTE
+        }),
+    ClipCorruption(
+        'mpeg2_q', 'codec', (4, 8, 16, 24, 31), mpeg2_q,
+        source='robustdet (after ' + _SCHIAPPA + ', compression)',
+        extra={'unit': 'fixed qscale (mpeg2video, qmin = qmax)',
+               'note': _NOTE}),
+    ClipCorruption(
+        'mpeg4_q', 'codec', (4, 8, 16, 24, 31), mpeg4_q,
+        source='robustdet (after ' + _SCHIAPPA + ', compression)',
+        extra={'unit': 'fixed qscale (mpeg4, qmin = qmax)', 'note': _NOTE}),
+    ClipCorruption(
+        'bit_errors', 'transmission', (100000, 50000, 30000, 20000, 10000),
+        bit_errors,
+        source=_YI + ' (FFmpeg noise bitstream filter amounts)',
+        extra={
+            'unit': 'noise amount: one byte in N damaged (XOR, seeded)',
+            'stream': f'libx264 CRF {TRANSMISSION_CRF}',
+            'note': _NOTE
+        }),
+    ClipCorruption(
+        'packet_loss', 'transmission', (1, 2, 3, 4, 6), packet_loss,
+        source=_YI,
+        extra={
+            'unit': 'percent of NAL units (slices) lost, seeded',
+            'stream': f'libx264 CRF {TRANSMISSION_CRF}, slices of at most '
+            f'{SLICE_MAX_BYTES} bytes',
+            'note': _NOTE
+        }),
+)
