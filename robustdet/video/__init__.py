@@ -1,10 +1,15 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """Clip corruptions for video detection data (codecs, transmission errors,
-frame-rate and temporal perturbations, camera motion)."""
+frame-rate and temporal perturbations, camera motion). Not imported by
+``import robustdet`` (it needs PyAV)."""
+from .boxes import transform_boxes
+from .table import (CLIP_CORRUPTIONS, CLIP_CORRUPTIONS_BY_NAME, corrupt_clip,
+                    get_clip_corruption)
 from .types import (FAMILIES, SEVERITIES, SPATIAL_FAMILIES, TEMPORAL_FAMILIES,
                     ClipCorruption, ClipResult)
 
 __all__ = [
-    'FAMILIES', 'SEVERITIES', 'SPATIAL_FAMILIES', 'TEMPORAL_FAMILIES',
-    'ClipCorruption', 'ClipResult'
+    'CLIP_CORRUPTIONS', 'CLIP_CORRUPTIONS_BY_NAME', 'FAMILIES', 'SEVERITIES',
+    'SPATIAL_FAMILIES', 'TEMPORAL_FAMILIES', 'ClipCorruption', 'ClipResult',
+    'corrupt_clip', 'get_clip_corruption', 'transform_boxes'
 ]

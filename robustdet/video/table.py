@@ -1,0 +1,67 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The one table of clip corruptions: names, families, the parameter of
+each severity, the function, and where they come from. Everything else
+(CLI choices, families of γa / γr, the README table) derives from it."""
+from typing import Dict, Tuple
+
+import numpy as np
+
+from ..utils.errors import RobustDetError
+from . import camera, codecs, temporal
+from .types import FAMILIES, SEVERITIES, ClipCorruption, ClipResult
+
+CLIP_CORRUPTIONS: Tuple[ClipCorruption, ...] = (codecs.CORRUPTIONS +
+                                                temporal.CORRUPTIONS +
+                                                camera.CORRUPTIONS)
+CLIP_CORRUPTIONS_BY_NAME: Dict[str, ClipCorruption] = {
+    c.name: c
+    for c in CLIP_CORRUPTIONS
+}
+assert len(CLIP_CORRUPTIONS_BY_NAME) == len(CLIP_CORRUPTIONS)
+assert all(c.family in FAMILIES and len(c.params) == len(SEVERITIES)
+           for c in CLIP_CORRUPTIONS)
+
+
+def get_clip_corruption(name: str) -> ClipCorruption:
+    """The table entry of ``name`` (one-line error listing the names)."""
+    if name not in CLIP_CORRUPTIONS_BY_NAME:
+        raise RobustDetError(
+            f'unknown clip corruption {name!r}; choose from '
+            f'{", ".join(CLIP_CORRUPTIONS_BY_NAME)}')
+    return CLIP_CORRUPTIONS_BY_NAME[name]
+
+
+def corrupt_clip(frames: np.ndarray,
+                 name: str,
+                 severity: int,
+                 seed: int = 0) -> ClipResult:
+    """Corrupt a clip.
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB.
+        name (str): A corruption of :data:`CLIP_CORRUPTIONS`.
+        severity (int): 1-5.
+        seed (int): Seed of the random choices (the same seed gives the
+            same output).
+
+    Returns:
+        ClipResult: Frames of the input's shape, the source frame of
+        each, and the box transforms of corruptions that move the image.
+    """
+    corruption = get_clip_corruption(name)
+    if severity not in SEVERITIES:
+        raise RobustDetError(
+            f'severity of {name} must be one of {SEVERITIES}, got '
+            f'{severity!r}')
+    frames = np.asarray(frames)
+    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[3] != 3:
+        raise RobustDetError(
+            f'a clip is a (T, H, W, 3) uint8 array, got {frames.dtype} '
+            f'{frames.shape}')
+    if len(frames) < corruption.min_frames:
+        raise RobustDetError(
+            f'{name} needs clips of at least {corruption.min_frames} frames, '
+            f'got {len(frames)}')
+    result = corruption.fn(frames, corruption.params[severity - 1], seed)
+    assert result.frames.shape == frames.shape, (name, result.frames.shape)
+    return result
