@@ -17,11 +17,8 @@ import cv2
 import numpy as np
 
 from robustdet.utils.seeding import derive_seed
-from .temporal import check_clip
-from .types import ClipCorruption, ClipResult
+from .types import SCHIAPPA_2023, ClipCorruption, ClipResult, after, check_clip
 
-SCHIAPPA = ('Schiappa et al. 2023, "Robustness analysis of video-action '
-            'recognition models"')
 # Pixel centres are at integer coordinates for OpenCV and at +0.5 in box
 # coordinates: box = _TO_BOX @ cv2_pixel.
 _TO_BOX = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]], dtype=np.float64)
@@ -211,7 +208,7 @@ CORRUPTIONS = (
         params=(5, 10, 15, 20, 30),
         fn=static_rotation,
         min_frames=1,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='degrees',
             note='one angle for the clip, seeded sign, black border')),
@@ -221,7 +218,7 @@ CORRUPTIONS = (
         params=(2.5, 5, 7.5, 10, 15),
         fn=dynamic_rotation,
         min_frames=1,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='degrees (amplitude)',
             note='angle = param * sin(2 pi t / P + phi), P in [15, 45] '
@@ -232,7 +229,7 @@ CORRUPTIONS = (
         params=(0.02, 0.04, 0.06, 0.08, 0.10),
         fn=translation,
         min_frames=1,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='largest shift / image size',
             note='per-axis Gaussian random walk scaled to the largest '

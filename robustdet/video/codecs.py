@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from robustdet.utils.errors import RobustDetError
-from .types import ClipCorruption, ClipResult
+from .types import SCHIAPPA_2023, YI_2021, ClipCorruption, ClipResult, after
 
 FPS = 30
 GOP = 12
@@ -237,13 +237,27 @@ def _fill(decoded: List[Optional[np.ndarray]], frames: np.ndarray
     return ClipResult(out, src)
 
 
-def _transcode(frames: np.ndarray, codec: str, **kwargs) -> ClipResult:
+def _encode_clip(frames: np.ndarray, codec: str,
+                 **kwargs) -> Tuple[List[Tuple[bytes, int]], bytes]:
+    """Check that ``codec`` and its decoder exist, then encode the clip
+    (padded to even sizes) once: its packets and extradata."""
     _check_codec(codec, 'w')
     _check_codec(_DECODERS[codec], 'r')
-    padded = _pad_even(np.asarray(frames, dtype=np.uint8))
-    packets, extradata = encode(padded, codec, **kwargs)
+    return encode(_pad_even(np.asarray(frames, dtype=np.uint8)), codec,
+                  **kwargs)
+
+
+def _decode_clip(packets: List[Tuple[bytes, int]], codec: str,
+                 extradata: bytes, frames: np.ndarray) -> ClipResult:
+    """Decode the (possibly damaged) packets of an ``_encode_clip``
+    stream back to a clip like ``frames``."""
     return _fill(
         decode(packets, _DECODERS[codec], extradata, len(frames)), frames)
+
+
+def _transcode(frames: np.ndarray, codec: str, **kwargs) -> ClipResult:
+    packets, extradata = _encode_clip(frames, codec, **kwargs)
+    return _decode_clip(packets, codec, extradata, frames)
 
 
 def _x264(**extra) -> Dict[str, str]:
@@ -313,11 +327,8 @@ def bit_errors(frames: np.ndarray, param: int, seed: int) -> ClipResult:
     Returns:
         ClipResult: The decoded clip.
     """
-    _check_codec('libx264', 'w')
-    _check_codec('h264', 'r')
-    padded = _pad_even(np.asarray(frames, dtype=np.uint8))
-    packets, extradata = encode(
-        padded, 'libx264', options=_x264(crf=TRANSMISSION_CRF),
+    packets, extradata = _encode_clip(
+        frames, 'libx264', options=_x264(crf=TRANSMISSION_CRF),
         global_header=True)
     sizes = [len(d) for d, _ in packets]
     data = np.frombuffer(b''.join(d for d, _ in packets), dtype=np.uint8)
@@ -329,7 +340,7 @@ def bit_errors(frames: np.ndarray, param: int, seed: int) -> ClipResult:
     for (_, pts), size in zip(packets, sizes):
         damaged.append((data[start:start + size].tobytes(), pts))
         start += size
-    return _fill(decode(damaged, 'h264', extradata, len(frames)), frames)
+    return _decode_clip(damaged, 'libx264', extradata, frames)
 
 
 def _split_nals(data: bytes) -> List[bytes]:
@@ -364,11 +375,8 @@ def packet_loss(frames: np.ndarray, param: float, seed: int) -> ClipResult:
     Returns:
         ClipResult: The decoded clip.
     """
-    _check_codec('libx264', 'w')
-    _check_codec('h264', 'r')
-    padded = _pad_even(np.asarray(frames, dtype=np.uint8))
-    packets, extradata = encode(
-        padded, 'libx264',
+    packets, extradata = _encode_clip(
+        frames, 'libx264',
         options=_x264(
             crf=TRANSMISSION_CRF,
             params={'slice-max-size': SLICE_MAX_BYTES}),
@@ -384,28 +392,24 @@ def packet_loss(frames: np.ndarray, param: float, seed: int) -> ClipResult:
         j += len(units)
         if kept:
             damaged.append((b''.join(kept), pts))
-    return _fill(decode(damaged, 'h264', extradata, len(frames)), frames)
+    return _decode_clip(damaged, 'libx264', extradata, frames)
 
 
-_YI = ('Yi et al. 2021, Benchmarking the robustness of spatial-temporal '
-       'models against corruptions (Mini Kinetics-C / Mini SSV2-C)')
-_SCHIAPPA = ('Schiappa et al. 2023, A large-scale robustness analysis of '
-             'video action recognition models')
 _NOTE = ('pad to even size (edge), yuv420p, single-threaded, '
          f'GOP {GOP}, no B-frames, {FPS} fps nominal')
 
 CORRUPTIONS = (
     ClipCorruption(
         'h264_crf', 'codec', (23, 30, 37, 44, 51), h264_crf,
-        source=_YI + '; ' + _SCHIAPPA,
+        source=YI_2021 + '; ' + SCHIAPPA_2023,
         extra={'unit': 'CRF (libx264, preset medium)', 'note': _NOTE}),
     ClipCorruption(
         'h265_crf', 'codec', (27, 33, 39, 45, 51), h265_crf,
-        source=_YI,
+        source=YI_2021,
         extra={'unit': 'CRF (libx265, preset medium)', 'note': _NOTE}),
     ClipCorruption(
         'h264_abr', 'codec', (2, 4, 8, 16, 32), h264_abr,
-        source=_YI,
+        source=YI_2021,
         extra={
             'unit': 'divisor of the source bit rate (libx264 ABR)',
             'source_bit_rate':
@@ -414,7 +418,7 @@ CORRUPTIONS = (
         }),
     ClipCorruption(
         'h265_abr', 'codec', (2, 4, 8, 16, 32), h265_abr,
-        source=_YI,
+        source=YI_2021,
         extra={
             'unit': 'divisor of the source bit rate (libx265 ABR)',
             'source_bit_rate':
@@ -423,17 +427,17 @@ CORRUPTIONS = (
         }),
     ClipCorruption(
         'mpeg2_q', 'codec', (4, 8, 16, 24, 31), mpeg2_q,
-        source='robustdet (after ' + _SCHIAPPA + ', compression)',
+        source=after(SCHIAPPA_2023) + ' (compression)',
         extra={'unit': 'fixed qscale (mpeg2video, qmin = qmax)',
                'note': _NOTE}),
     ClipCorruption(
         'mpeg4_q', 'codec', (4, 8, 16, 24, 31), mpeg4_q,
-        source='robustdet (after ' + _SCHIAPPA + ', compression)',
+        source=after(SCHIAPPA_2023) + ' (compression)',
         extra={'unit': 'fixed qscale (mpeg4, qmin = qmax)', 'note': _NOTE}),
     ClipCorruption(
         'bit_errors', 'transmission', (100000, 50000, 30000, 20000, 10000),
         bit_errors,
-        source=_YI + ' (FFmpeg noise bitstream filter amounts)',
+        source=YI_2021 + ' (FFmpeg noise bitstream filter amounts)',
         extra={
             'unit': 'noise amount: one byte in N damaged (XOR, seeded)',
             'stream': f'libx264 CRF {TRANSMISSION_CRF}',
@@ -441,7 +445,7 @@ CORRUPTIONS = (
         }),
     ClipCorruption(
         'packet_loss', 'transmission', (1, 2, 3, 4, 6), packet_loss,
-        source=_YI,
+        source=YI_2021,
         extra={
             'unit': 'percent of NAL units (slices) lost, seeded',
             'stream': f'libx264 CRF {TRANSMISSION_CRF}, slices of at most '

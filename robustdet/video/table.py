@@ -8,7 +8,7 @@ import numpy as np
 
 from ..utils.errors import RobustDetError
 from . import camera, codecs, temporal
-from .types import FAMILIES, SEVERITIES, ClipCorruption, ClipResult
+from .types import FAMILIES, SEVERITIES, ClipCorruption, ClipResult, check_clip
 
 CLIP_CORRUPTIONS: Tuple[ClipCorruption, ...] = (codecs.CORRUPTIONS +
                                                 temporal.CORRUPTIONS +
@@ -54,14 +54,7 @@ def corrupt_clip(frames: np.ndarray,
             f'severity of {name} must be one of {SEVERITIES}, got '
             f'{severity!r}')
     frames = np.asarray(frames)
-    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[3] != 3:
-        raise RobustDetError(
-            f'a clip is a (T, H, W, 3) uint8 array, got {frames.dtype} '
-            f'{frames.shape}')
-    if len(frames) < corruption.min_frames:
-        raise RobustDetError(
-            f'{name} needs clips of at least {corruption.min_frames} frames, '
-            f'got {len(frames)}')
+    check_clip(frames, corruption.min_frames, name)
     result = corruption.fn(frames, corruption.params[severity - 1], seed)
     assert result.frames.shape == frames.shape, (name, result.frames.shape)
     return result

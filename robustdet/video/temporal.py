@@ -16,38 +16,10 @@ import numpy as np
 
 from robustdet.utils.errors import RobustDetError
 from robustdet.utils.seeding import derive_seed
-from .types import ClipCorruption, ClipResult
+from .types import (SCHIAPPA_2023, YI_2021, ClipCorruption, ClipResult, after,
+                    check_clip)
 
 NOMINAL_FPS = 30
-SCHIAPPA = ('Schiappa et al. 2023, "Robustness analysis of video-action '
-            'recognition models"')
-YI = 'Yi et al. 2021, "Benchmarking the robustness of spatial-temporal ' \
-     'models against corruptions" (Mini Kinetics-C)'
-
-
-def check_clip(frames: np.ndarray, min_frames: int, name: str) -> int:
-    """Check a clip's shape and dtype and that it is long enough.
-
-    Args:
-        frames (np.ndarray): (T, H, W, 3) uint8 clip.
-        min_frames (int): Shortest clip the corruption accepts.
-        name (str): Corruption name, for the error message.
-
-    Returns:
-        int: T, the number of frames.
-    """
-    if (not isinstance(frames, np.ndarray) or frames.ndim != 4
-            or frames.shape[-1] != 3 or frames.dtype != np.uint8):
-        shape = getattr(frames, 'shape', None)
-        dtype = getattr(frames, 'dtype', type(frames).__name__)
-        raise RobustDetError(
-            f'{name}: frames must be a (T, H, W, 3) uint8 array, got shape '
-            f'{shape} dtype {dtype}')
-    t = frames.shape[0]
-    if t < min_frames:
-        raise RobustDetError(
-            f'{name}: clip has {t} frames, needs at least {min_frames}')
-    return t
 
 
 def _reorder(frames: np.ndarray, index: np.ndarray) -> ClipResult:
@@ -330,7 +302,7 @@ CORRUPTIONS = (
         params=(20, 16, 12, 9, 6),
         fn=frame_rate,
         min_frames=1,
-        source=YI,
+        source=YI_2021,
         extra=dict(
             unit='fps',
             source_fps=NOMINAL_FPS,
@@ -342,7 +314,7 @@ CORRUPTIONS = (
         params=(3, 5, 7, 9, 11),
         fn=temporal_blur,
         min_frames=2,
-        source=YI,
+        source=after(YI_2021),
         extra=dict(
             unit='frames (centred window, clipped at the clip ends)')),
     ClipCorruption(
@@ -352,7 +324,7 @@ CORRUPTIONS = (
                 (3.0, 0.15, 0.8), (4.5, 0.18, 0.9)),
         fn=rain,
         min_frames=1,
-        source=YI,
+        source=after(YI_2021),
         extra=dict(
             unit='(streaks per 1000 px, length / H, opacity)',
             note='streaks fall by their length per frame along one '
@@ -363,7 +335,7 @@ CORRUPTIONS = (
         params=(2, 3, 4, 5, 6),
         fn=sampling_rate,
         min_frames=2,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='speed-up factor',
             note='source_index[t] = param * t mod T (loops)')),
@@ -373,7 +345,7 @@ CORRUPTIONS = (
         params=(0.2, 0.4, 0.6, 0.8, 1.0),
         fn=reversal,
         min_frames=2,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='segment length / T',
             note='every segment of max(2, round(param * T)) frames is '
@@ -384,7 +356,7 @@ CORRUPTIONS = (
         params=(2, 3, 4, 6, 8),
         fn=jumbling,
         min_frames=2,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='segment length in frames',
             note='frames shuffled within each segment')),
@@ -394,7 +366,7 @@ CORRUPTIONS = (
         params=(2, 3, 4, 6, 8),
         fn=box_jumbling,
         min_frames=8,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='number of segments',
             note='segment order shuffled with no clean adjacency kept')),
@@ -404,10 +376,10 @@ CORRUPTIONS = (
         params=(0.1, 0.2, 0.3, 0.4, 0.5),
         fn=freezing,
         min_frames=2,
-        source=SCHIAPPA,
+        source=after(SCHIAPPA_2023),
         extra=dict(
             unit='fraction of frames frozen',
             note='a frozen frame repeats the previous delivered frame')),
 )
 
-__all__ = ['CORRUPTIONS', 'NOMINAL_FPS', 'check_clip', 'frame_rate_index']
+__all__ = ['CORRUPTIONS', 'NOMINAL_FPS', 'frame_rate_index']
