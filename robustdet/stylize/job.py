@@ -417,6 +417,7 @@ def run_stylize(job: StylizeJob,
 
     stopped = False
     done_now = set()
+    loaded: Tuple[Optional[str], Any, Any] = (None, None, None)
     for key, src, _copy, style, path in todo:
         if limit is not None and written + sum(
                 len(g) for g in groups.values()) >= limit:
@@ -424,18 +425,21 @@ def run_stylize(job: StylizeJob,
             break
         if key in skipped:
             continue
-        try:
-            with open(src, 'rb') as f:
-                data = f.read()
-            reason = check_image_bytes(data)
-            if reason:
-                raise ValueError(reason)
-            img = decode_rgb(data)
-        except (OSError, ValueError) as e:
-            skipped[key] = str(e) or type(e).__name__
-            continue
-        work = resize_short_edge(img, job.content_size)
-        x = to_tensor(work)
+        # The copies of an image come one after another: read it once.
+        if loaded[0] != key:
+            try:
+                with open(src, 'rb') as f:
+                    data = f.read()
+                reason = check_image_bytes(data)
+                if reason:
+                    raise ValueError(reason)
+                img = decode_rgb(data)
+            except (OSError, ValueError) as e:
+                skipped[key] = str(e) or type(e).__name__
+                continue
+            loaded = (key, img,
+                      to_tensor(resize_short_edge(img, job.content_size)))
+        _, img, x = loaded
         shape = tuple(x.shape)
         done_now.add(key)
         groups.setdefault(shape, []).append((x, img.shape[:2], style, path))
