@@ -205,7 +205,12 @@ def decode(packets: List[Tuple[bytes, int]], codec: str, extradata: bytes,
             out[idx] = frame.to_ndarray(format='rgb24')
 
     for data, pts in packets:
-        pkt = av.Packet(data)
+        # av.Packet(bytes) does not zero FFmpeg's input padding, and the
+        # bitstream readers look past the end of a packet: decoding the
+        # same bytes then gave different pictures now and then (seen with
+        # mpeg4). A packet allocated by size has its padding zeroed.
+        pkt = av.Packet(len(data))
+        memoryview(pkt)[:] = data
         pkt.pts = pts
         pkt.dts = pts
         try:
