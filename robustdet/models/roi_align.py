@@ -7,7 +7,8 @@ per sample and channel for a max-pool argmax that average pooling never
 uses, and a strided walk over the channels. :class:`FastRoIAlign`
 computes the same numbers with a numba kernel that computes each sample's
 weights once and then runs over the channels as contiguous vectors (the
-feature map is read channels-last): about 10x faster on one thread. It
+feature map is read channels-last): 6.7x faster on one thread in
+``tools/benchmarks/bench_roi_align.py`` (8000 demo-sized RoIs). It
 stays on one thread on purpose: the model's own torch threads and the
 dataloader workers share the cores, and a parallel kernel slowed down
 several-fold when another process competed for them.
