@@ -22,12 +22,24 @@ SHARD_DIR = 'shards'
 CLEAN = 'clean'
 # A run may only resume or merge results that agree on these.
 IDENTITY_KEYS = ('config_sha256', 'checkpoint_sha256', 'seed', 'backend',
-                 'channel_order', 'corruption_device')
-# Identity keys a run may leave out, with the value that means "none":
-# the device type ('cpu', 'cuda') that backend torch corrupts on (its noise
-# pixels depend on the device's generator); None for the other backends
-# and in files written before the key existed.
-OPTIONAL_IDENTITY = dict(corruption_device=None)
+                 'channel_order', 'corruption_device', 'video_clips',
+                 'ground_truth')
+# How video corruptions cut clips (see robustdet.datasets.video_corrupted):
+# recorded by every run, so video cells can be added to a run of image
+# corruptions with the same settings.
+DEFAULT_VIDEO_CLIPS = dict(clip_len=32, clip_mode='auto', short_clips='error')
+# Ground truth the evaluator scores against: 'config' (the evaluator's own,
+# e.g. CocoMetric's ann_file) or 'pipeline' (what the dataset delivers,
+# needed when camera-motion corruptions move the boxes).
+GROUND_TRUTHS = ('config', 'pipeline')
+# Identity keys a run may leave out, with the value they then have (also in
+# files written before the key existed): corruption_device is the device
+# type ('cpu', 'cuda') that backend torch corrupts on (its noise pixels
+# depend on the device's generator), None for the other backends.
+DEFAULT_IDENTITY = dict(
+    corruption_device=None,
+    video_clips=DEFAULT_VIDEO_CLIPS,
+    ground_truth='config')
 # Config parts that decide the numbers (dataloader workers do not).
 _FINGERPRINT_KEYS = ('model', 'test_dataloader', 'test_evaluator',
                      'test_cfg')
@@ -128,7 +140,7 @@ def config_fingerprint(cfg: Any) -> str:
 
 def new_results(identity: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
     """An empty results dict for a run with the given identity."""
-    identity = dict(OPTIONAL_IDENTITY, **identity)
+    identity = dict(DEFAULT_IDENTITY, **identity)
     missing = [k for k in IDENTITY_KEYS if k not in identity]
     assert not missing, f'identity lacks {missing}'
     return dict(
@@ -185,6 +197,12 @@ def load_results(path: str) -> Dict[str, Any]:
     return read_results_file(path, FORMAT, 'robustness results')
 
 
+def _identity_value(results: Dict[str, Any], key: str) -> Any:
+    """An identity entry (its default where the results or identity
+    leave it out, e.g. a file written before the key existed)."""
+    return results.get(key, DEFAULT_IDENTITY.get(key))
+
+
 def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],
                    path: str, hint: str) -> None:
     """Refuse to mix results of different runs.
@@ -196,8 +214,9 @@ def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],
         hint (str): What the user can do, for the message.
     """
     diffs = [
-        f'{k}: {existing.get(k)!r} there, {identity.get(k)!r} now'
-        for k in IDENTITY_KEYS if existing.get(k) != identity.get(k)
+        f'{k}: {_identity_value(existing, k)!r} there, '
+        f'{_identity_value(identity, k)!r} now' for k in IDENTITY_KEYS
+        if _identity_value(existing, k) != _identity_value(identity, k)
     ]
     if diffs:
         raise RobustDetError(
@@ -308,7 +327,7 @@ def merge_results(parts: Iterable[Dict[str, Any]],
     merged: Optional[Dict[str, Any]] = None
     for part, name in zip(parts, names):
         if merged is None:
-            identity = {k: part[k] for k in IDENTITY_KEYS if k in part}
+            identity = {k: _identity_value(part, k) for k in IDENTITY_KEYS}
             merged = new_results(identity,
                                  config=part.get('config'),
                                  checkpoint=part.get('checkpoint'))
