@@ -11,7 +11,9 @@ import os.path as osp
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES
-from ..evaluation import grid_coverage, robustness_summary
+from ..evaluation import (grid_coverage, robustness_summary, video_coverage,
+                          video_summary)
+from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic
 from ..version import __version__
@@ -268,10 +270,16 @@ def record_cell(results: Dict[str, Any],
 
 
 def _ordered(cells: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    """Corruptions in table order, severities ascending."""
+    """Corruptions in a stable order, severities ascending: image
+    corruptions in table order, then clip corruptions in the order of
+    :data:`robustdet.video.table.CLIP_CORRUPTIONS`, then any other name
+    sorted (kept, never dropped)."""
+    known = CORRUPTION_NAMES + CLIP_NAMES
+    names = [n for n in known if n in cells]
+    names += sorted(n for n in cells if n not in known)
     return {
         n: dict(sorted(cells[n].items(), key=lambda x: int(x[0])))
-        for n in CORRUPTION_NAMES if n in cells
+        for n in names
     }
 
 
@@ -300,12 +308,25 @@ def _fill_empty_cells(results: Dict[str, Any]) -> None:
 
 
 def refresh_summary(results: Dict[str, Any]) -> None:
-    """Complete empty cells, then recompute ``coverage`` and ``summary``
-    from ``clean`` and ``cells``."""
+    """Complete empty cells, then recompute the derived entries from
+    ``clean`` and ``cells``.
+
+    ``coverage`` and ``summary`` are those of the image benchmark
+    (:func:`~robustdet.evaluation.grid_coverage`,
+    :func:`~robustdet.evaluation.robustness_summary`);
+    ``video_coverage`` and ``video_summary`` those of the clip corruptions
+    (:func:`~robustdet.evaluation.video_coverage`,
+    :func:`~robustdet.evaluation.video_summary`), None and ``{}`` when
+    there is no clip cell. Files written before the video entries existed
+    get them here.
+    """
     _fill_empty_cells(results)
+    clean = results.get('clean') or {}
     results['coverage'] = grid_coverage(results['cells'])
-    results['summary'] = robustness_summary(results.get('clean') or {},
-                                            results['cells'])
+    results['summary'] = robustness_summary(clean, results['cells'])
+    video = video_coverage(results['cells'])
+    results['video_coverage'] = video if video['video'][0] else None
+    results['video_summary'] = video_summary(clean, results['cells'])
 
 
 def save_results(results: Dict[str, Any], path: str) -> None:

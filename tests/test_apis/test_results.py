@@ -3,9 +3,10 @@ import json
 
 import pytest
 
-from robustdet.apis.results import (FORMAT, check_same_run, grid_cells,
-                                    load_results, merge_results, new_results,
-                                    parse_shard, record_cell, shard_cells)
+from robustdet.apis.results import (FORMAT, _ordered, check_same_run,
+                                    grid_cells, load_results, merge_results,
+                                    new_results, parse_shard, record_cell,
+                                    refresh_summary, shard_cells)
 from robustdet.corruptions import BENCHMARK_CORRUPTIONS
 from robustdet.utils import RobustDetError
 
@@ -145,3 +146,81 @@ def test_zero_local_predictions_with_metrics_is_not_empty():
     record_cell(results, ('fog', 1), {'m/mAP': 0.3}, 1.0, num_predictions=0)
     assert results['empty_cells'] == []
     assert results['cells']['fog']['1'] == {'m/mAP': 0.3}
+
+
+def test_video_cells_are_kept_in_table_order():
+    """Clip corruptions share the grid: _ordered keeps them after the
+    image corruptions, in CLIP_CORRUPTIONS order (it used to drop every
+    name outside the image table)."""
+    results = new_results(IDENTITY)
+    record_cell(results, ('clean', 0), {'m/mAP': 0.5}, 1.0)
+    record_cell(results, ('frame_rate', 2), {'m/mAP': 0.3}, 1.0)
+    record_cell(results, ('h264_crf', 1), {'m/mAP': 0.4}, 1.0)
+    record_cell(results, ('fog', 1), {'m/mAP': 0.2}, 1.0)
+    record_cell(results, ('frame_rate', 1), {'m/mAP': 0.4}, 1.0)
+    assert list(results['cells']) == ['fog', 'h264_crf', 'frame_rate']
+    assert list(results['cells']['frame_rate']) == ['1', '2']
+    assert results['summary']['m/mAP']['mPC'] == pytest.approx(0.2)
+    assert results['video_coverage']['video'] == [3, 95]
+    row = results['video_summary']['m/mAP']
+    assert row['mPC_video'] == pytest.approx(1.1 / 3)
+    assert row['gamma_a']['temporal'] == pytest.approx(0.85)
+    assert row['gamma_a']['spatial'] == pytest.approx(0.9)
+    # Unknown names are kept too, last.
+    assert list(_ordered({'zz': {}, 'rain': {}, 'fog': {}})) == [
+        'fog', 'rain', 'zz'
+    ]
+
+
+def test_merge_keeps_video_cells():
+    cells = grid_cells(['fog', 'h264_crf', 'packet_loss', 'reversal'],
+                       range(6))
+    single = new_results(IDENTITY)
+    for c in cells:
+        record_cell(single, c, _fake_metrics(*c), 1.0)
+    parts = []
+    for i in (1, 2):
+        part = new_results(IDENTITY)
+        for c in shard_cells(cells, i, 2):
+            record_cell(part, c, _fake_metrics(*c), 1.0)
+        parts.append(part)
+    merged = merge_results(parts, ['a', 'b'])
+    for key in ('clean', 'cells', 'summary', 'coverage', 'video_summary',
+                'video_coverage'):
+        assert merged[key] == single[key], key
+    assert list(merged['cells']) == ['fog', 'h264_crf', 'packet_loss',
+                                     'reversal']
+    assert merged['video_coverage']['video'] == [15, 95]
+    assert set(merged['seconds']) == {
+        'clean', *(f'{n}/{s}' for n, s in cells if s)}
+
+
+def test_image_only_results_have_no_video_entries():
+    results = new_results(IDENTITY)
+    record_cell(results, ('fog', 1), {'m/mAP': 0.2}, 1.0)
+    assert results['video_coverage'] is None
+    assert results['video_summary'] == {}
+
+
+def test_files_without_video_entries_load_and_refresh(tmp_path):
+    """A file written before the video entries existed (and before the
+    identity grew) loads, merges and refreshes; the refresh adds them."""
+    old = new_results(IDENTITY)
+    record_cell(old, ('clean', 0), {'m/mAP': 0.5}, 1.0)
+    record_cell(old, ('fog', 1), {'m/mAP': 0.2}, 1.0)
+    for key in ('video_coverage', 'video_summary', 'video_clips',
+                'ground_truth', 'corruption_device'):
+        del old[key]
+    path = tmp_path / 'robustness.json'
+    path.write_text(json.dumps(old))
+    loaded = load_results(str(path))
+    summary = loaded['summary']
+    refresh_summary(loaded)
+    assert loaded['summary'] == summary
+    assert loaded['video_coverage'] is None and loaded['video_summary'] == {}
+    record_cell(loaded, ('rain', 1), {'m/mAP': 0.4}, 1.0)
+    assert loaded['video_summary']['m/mAP']['gamma_r']['weather'] == \
+        pytest.approx(0.8)
+    merged = merge_results([load_results(str(path)), loaded], ['a', 'b'])
+    assert list(merged['cells']) == ['fog', 'rain']
+    assert merged['video_coverage']['video'] == [1, 95]
