@@ -27,7 +27,8 @@ def parse_args(argv=None):
         nargs='+',
         metavar='NAME=JSON',
         help='print one Markdown table comparing several runs (P, mPC, '
-        'rPC, mPC per group), one row per NAME')
+        'rPC, mPC per group; with video cells also mPC_video, rPC_video, '
+        'γa, γr), one row per NAME')
     parser.add_argument(
         '--merge',
         action='store_true',

@@ -14,10 +14,23 @@ from ..corruptions import (BENCHMARK_GROUPS, CORRUPTION_NAMES,
                            CORRUPTIONS_BY_NAME, GROUPS, SEVERITIES)
 from ..evaluation.functional.robustness import \
     metric_keys as functional_metric_keys
+from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
+                                                      GAMMA_GROUPS,
+                                                      KIND_OF_FAMILY, KINDS,
+                                                      video_coverage,
+                                                      video_summary)
 from ..utils.io import write_bytes_atomic, write_text_atomic
+from ..video.types import FAMILIES
 
 SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
     f'mPC_{g}' for g in GROUPS)
+# Columns ``summary_csv`` appends when the results hold clip cells
+# (``mPC_video_<family>``: families and image groups share names).
+VIDEO_SUMMARY_COLUMNS = ('mPC_video', 'rPC_video') + tuple(
+    f'mPC_video_{f}' for f in FAMILIES) + tuple(
+        f'{k}_{g}' for k in ('gamma_a', 'gamma_r') for g in GAMMA_GROUPS)
+# Columns ``compare_markdown`` adds when a run holds clip cells.
+VIDEO_COMPARE_COLUMNS = ('mPC_video', 'rPC_video', 'γa', 'γr')
 
 
 def metric_keys(results: Dict[str, Any]) -> List[str]:
@@ -52,6 +65,42 @@ def _mean(values):
     return sum(values) / len(values) if values else None
 
 
+def _gamma(value: Optional[float]) -> str:
+    """γa or γr as a number with three decimals."""
+    return '–' if value is None else f'{value:.3f}'
+
+
+def _image_names(results: Dict[str, Any]) -> List[str]:
+    """Image corruptions with cells, in table order."""
+    return [n for n in CORRUPTION_NAMES if n in results['cells']]
+
+
+def _video_names(results: Dict[str, Any]) -> List[str]:
+    """Clip corruptions with cells, in table order."""
+    return [n for n in CLIP_NAMES if results['cells'].get(n)]
+
+
+def _shows_image(results: Dict[str, Any]) -> bool:
+    """Whether the image sections apply: some image cell, or no clip cell
+    either (a clean-only or empty run keeps the image layout)."""
+    return bool(_image_names(results)) or not _video_names(results)
+
+
+def _video_summary(results: Dict[str, Any]) -> Dict[str, Any]:
+    """The results' ``video_summary`` (computed from the cells for files
+    written before it existed)."""
+    if 'video_summary' in results:
+        return results['video_summary'] or {}
+    return video_summary(results.get('clean') or {}, results['cells'])
+
+
+def _video_coverage(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The results' ``video_coverage``; None without clip cells."""
+    if not _video_names(results):
+        return None
+    return results.get('video_coverage') or video_coverage(results['cells'])
+
+
 def markdown_report(results: Dict[str, Any],
                     title: str = 'Robustness benchmark') -> str:
     """The Markdown report.
@@ -71,7 +120,8 @@ def markdown_report(results: Dict[str, Any],
     w(f'- seed {results["seed"]}, backend `{results["backend"]}`, channel '
       f'order `{results["channel_order"]}`\n')
     cov = results.get('coverage') or {}
-    if cov:
+    show_image = _shows_image(results)
+    if cov and show_image:
         done, total = cov['benchmark']
         hdone, htotal = cov['holdout']
         w(f'- benchmark cells: {done}/{total}, hold-out cells: '
@@ -79,6 +129,7 @@ def markdown_report(results: Dict[str, Any],
         if not cov['complete']:
             w(f'- **incomplete grid**: mPC averages the {done} benchmark '
               f'cells present, not all {total}\n')
+    vcov = _video_coverage(results)
     if results.get('empty_cells'):
         w(f'- cells without any detection (scored as AP 0): '
           f'{", ".join(results["empty_cells"])}\n')
@@ -86,6 +137,16 @@ def markdown_report(results: Dict[str, Any],
         w(f'- skipped unreadable images: {len(results["skipped_images"])} '
           '(listed in the JSON)\n')
     metrics = main_metrics(results)
+    if show_image:
+        _image_markdown(w, results, metrics)
+    if vcov:
+        _video_markdown(w, results, metrics)
+    return out.getvalue()
+
+
+def _image_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
+    """Summary, leaderboard row and per-corruption tables of the image
+    corruptions."""
     w('\n## Summary\n\n')
     w('Values in points (× 100); rPC = mPC / P in %.\n\n')
     header = ['metric'] + list(SUMMARY_COLUMNS)
@@ -119,54 +180,145 @@ def markdown_report(results: Dict[str, Any],
             w(f'| {name} | {CORRUPTIONS_BY_NAME[name].group} | ' +
               ' | '.join(_pts(v) for v in values) +
               f' | {_pts(_mean(values))} |\n')
-    return out.getvalue()
+
+
+def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
+    """The "Video corruptions" section: coverage, summary, families and
+    per-corruption tables of the clip corruptions."""
+    summary = _video_summary(results)
+    done, total = _video_coverage(results)['video']
+    names = _video_names(results)
+    w('\n## Video corruptions\n\n')
+    w(f'- video cells: {done}/{total} ({len(names)} of {len(CLIP_NAMES)} '
+      'clip corruptions)\n')
+    if done < total:
+        w(f'- the means average the {done} video cells present, not all '
+          f'{total}\n')
+    w('\nP, mPC_video in points (× 100); rPC_video = mPC_video / P in %; '
+      'γa = 1 − (P − P_c,s) and γr = 1 − (P − P_c,s) / P on fractions, '
+      'averaged over the cells (1 = no loss).\n\n')
+    groups = KINDS + ('all', )
+    header = (['metric', 'P', 'mPC_video', 'rPC_video'] +
+              [f'γa {g}' for g in groups] + [f'γr {g}' for g in groups])
+    w('| ' + ' | '.join(header) + ' |\n')
+    w('|' + '---|' * len(header) + '\n')
+    for metric in metrics:
+        row = summary.get(metric, {})
+        cols = [_pts(row.get(k)) for k in ('P', 'mPC_video', 'rPC_video')]
+        for key in ('gamma_a', 'gamma_r'):
+            cols += [_gamma((row.get(key) or {}).get(g)) for g in groups]
+        w(f'| {metric} | ' + ' | '.join(cols) + ' |\n')
+    families = [f for f in FAMILIES if any(FAMILY_OF[n] == f for n in names)]
+    for metric in metrics:
+        row = summary.get(metric, {})
+        w(f'\n### {metric} per video family\n\n')
+        w('| family | kind | mPC | γa | γr |\n')
+        w('|---|---|---|---|---|\n')
+        for family in families:
+            w(f'| {family} | {KIND_OF_FAMILY[family]} | '
+              f'{_pts(row.get(f"mPC_{family}"))} | '
+              f'{_gamma((row.get("gamma_a") or {}).get(family))} | '
+              f'{_gamma((row.get("gamma_r") or {}).get(family))} |\n')
+    for metric in metrics:
+        w(f'\n### {metric} per video corruption and severity\n\n')
+        w('| corruption | family | ' + ' | '.join(map(str, SEVERITIES)) +
+          ' | mean |\n')
+        w('|---|---|' + '---|' * (len(SEVERITIES) + 1) + '\n')
+        clean = (results.get('clean') or {}).get(metric)
+        w(f'| clean | – | {_pts(clean)} |' + ' |' * len(SEVERITIES) +
+          '\n')
+        for name in names:
+            values = [_cell(results, name, s, metric) for s in SEVERITIES]
+            w(f'| {name} | {FAMILY_OF[name]} | ' +
+              ' | '.join(_pts(v) for v in values) +
+              f' | {_pts(_mean(values))} |\n')
 
 
 def compare_markdown(named: Sequence[Any]) -> str:
     """Several models side by side, one row each (the layout of Michaelis
     et al. 2019, table 2: standard / stylized / combined training).
 
+    The image columns (:data:`SUMMARY_COLUMNS`) are those of
+    ``summary``; when a run holds clip cells, :data:`VIDEO_COMPARE_COLUMNS`
+    follow (mPC_video, rPC_video, γa and γr over all clip cells), and when
+    no run holds an image cell, only P of the image columns is kept.
+
     Args:
         named (list[tuple[str, dict]]): (row name, results) pairs; their
             headline metrics are those of the first.
 
     Returns:
-        str: A Markdown table (points, rPC in %) per headline metric.
+        str: A Markdown table (points, rPC in %, γ as numbers) per
+        headline metric.
     """
     if not named:
         return ''
     out = io.StringIO()
-    columns = SUMMARY_COLUMNS
+    video = any(_video_names(r) for _, r in named)
+    image = not video or any(_image_names(r) for _, r in named)
+    columns = SUMMARY_COLUMNS if image else ('P', )
+    header = list(columns) + list(VIDEO_COMPARE_COLUMNS if video else ())
     for metric in main_metrics(named[0][1]):
-        out.write(f'{metric}, values in points (rPC in %):\n\n')
-        out.write('| model | ' + ' | '.join(columns) + ' |\n')
-        out.write('|---|' + '---|' * len(columns) + '\n')
+        out.write(f'{metric}, values in points (rPC in %)' +
+                  ('; γa, γr over all video cells' if video else '') +
+                  ':\n\n')
+        out.write('| model | ' + ' | '.join(header) + ' |\n')
+        out.write('|---|' + '---|' * len(header) + '\n')
         for name, results in named:
             row = results['summary'].get(metric, {})
-            out.write(f'| {name} | ' + ' | '.join(
-                _pts(row.get(c)) for c in columns) + ' |\n')
+            cols = [_pts(row.get(c)) for c in columns]
+            if video:
+                vrow = _video_summary(results).get(metric, {})
+                cols += [_pts(vrow.get(c)) for c in ('mPC_video', 'rPC_video')]
+                cols += [
+                    _gamma((vrow.get(k) or {}).get('all'))
+                    for k in ('gamma_a', 'gamma_r')
+                ]
+            out.write(f'| {name} | ' + ' | '.join(cols) + ' |\n')
         out.write('\n')
     return out.getvalue()
 
 
 def summary_text(results: Dict[str, Any]) -> str:
-    """A few plain-text lines: P, mPC and rPC of the main metrics."""
+    """A few plain-text lines: P, mPC and rPC of the main metrics, and
+    with clip cells a ``<metric> video: mPC x  rPC y %  γa z  γr w`` line
+    each (γ over all clip cells)."""
     lines = []
+    show_image = _shows_image(results)
+    vsummary = _video_summary(results) if _video_names(results) else {}
     for metric in main_metrics(results):
         row = results['summary'].get(metric, {})
-        lines.append(f'{metric}: P {_pts(row.get("P"))}  mPC '
-                     f'{_pts(row.get("mPC"))}  rPC {_pts(row.get("rPC"))} %')
+        if show_image:
+            lines.append(
+                f'{metric}: P {_pts(row.get("P"))}  mPC '
+                f'{_pts(row.get("mPC"))}  rPC {_pts(row.get("rPC"))} %')
+        else:
+            lines.append(f'{metric}: P {_pts(row.get("P"))}')
+        if vsummary:
+            vrow = vsummary.get(metric, {})
+            lines.append(
+                f'{metric} video: mPC {_pts(vrow.get("mPC_video"))}  rPC '
+                f'{_pts(vrow.get("rPC_video"))} %  γa '
+                f'{_gamma((vrow.get("gamma_a") or {}).get("all"))}  γr '
+                f'{_gamma((vrow.get("gamma_r") or {}).get("all"))}')
     cov = results.get('coverage') or {}
-    if cov and not cov.get('complete'):
+    if cov and not cov.get('complete') and show_image:
         done, total = cov['benchmark']
         lines.append(f'incomplete grid: {done} of {total} benchmark cells; '
                      'mPC averages the cells present')
+    vcov = _video_coverage(results)
+    if vcov and not vcov['complete']:
+        done, total = vcov['video']
+        lines.append(f'incomplete video grid: {done} of {total} video '
+                     'cells; the video means average the cells present')
     return '\n'.join(lines)
 
 
 def csv_report(results: Dict[str, Any]) -> str:
     """All cells in long format: metric, corruption, group, severity,
-    value (clean rows have corruption ``clean`` and severity 0)."""
+    value (clean rows have corruption ``clean`` and severity 0). Image
+    corruptions come first (group: their group), then clip corruptions
+    (group: their family), each in table order."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator='\n')
     writer.writerow(['metric', 'corruption', 'group', 'severity', 'value'])
@@ -174,49 +326,82 @@ def csv_report(results: Dict[str, Any]) -> str:
         clean = (results.get('clean') or {}).get(metric)
         if clean is not None:
             writer.writerow([metric, 'clean', '', 0, clean])
-        for name in CORRUPTION_NAMES:
+        rows = [(n, CORRUPTIONS_BY_NAME[n].group)
+                for n in CORRUPTION_NAMES] + [(n, FAMILY_OF[n])
+                                              for n in CLIP_NAMES]
+        for name, group in rows:
             for sev in SEVERITIES:
                 value = _cell(results, name, sev, metric)
                 if value is not None:
-                    writer.writerow([
-                        metric, name, CORRUPTIONS_BY_NAME[name].group, sev,
-                        value
-                    ])
+                    writer.writerow([metric, name, group, sev, value])
     return out.getvalue()
 
 
 def summary_csv(results: Dict[str, Any]) -> str:
-    """P, mPC, rPC and per-group mPC for every metric."""
+    """P, mPC, rPC and per-group mPC for every metric, one row each.
+
+    With clip cells, the columns :data:`VIDEO_SUMMARY_COLUMNS` follow:
+    ``mPC_video``, ``rPC_video``, ``mPC_video_<family>`` (the
+    ``mPC_<family>`` of ``video_summary``) and
+    ``gamma_a_<group>`` / ``gamma_r_<group>`` for every family, 'spatial',
+    'temporal' and 'all' (fractions; empty where undefined). Without clip
+    cells the columns are the image ones only.
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator='\n')
-    writer.writerow(['metric', *SUMMARY_COLUMNS])
+    vsummary = _video_summary(results) if _video_names(results) else {}
+    video_columns = VIDEO_SUMMARY_COLUMNS if vsummary else ()
+    writer.writerow(['metric', *SUMMARY_COLUMNS, *video_columns])
     for metric in metric_keys(results):
         row = results['summary'].get(metric, {})
+        vrow = dict(vsummary.get(metric, {}))
+        for family in FAMILIES:
+            vrow[f'mPC_video_{family}'] = vrow.get(f'mPC_{family}')
+        for key in ('gamma_a', 'gamma_r'):
+            for group, value in (vrow.pop(key, None) or {}).items():
+                vrow[f'{key}_{group}'] = value
         writer.writerow([metric] + [
             '' if row.get(c) is None else row[c] for c in SUMMARY_COLUMNS
-        ])
+        ] + ['' if vrow.get(c) is None else vrow[c] for c in video_columns])
     return out.getvalue()
 
 
 def plot_metric(results: Dict[str, Any], metric: str) -> bytes:
     """Performance vs severity per corruption, one panel per group (like
     figures 5 and 7-9 of Michaelis et al. 2019), as PNG bytes."""
+    names = _image_names(results)
+    groups = [
+        g for g in GROUPS
+        if any(CORRUPTIONS_BY_NAME[n].group == g for n in names)
+    ] or list(BENCHMARK_GROUPS)
+    panels = [(g, [n for n in names if CORRUPTIONS_BY_NAME[n].group == g])
+              for g in groups]
+    return _plot_panels(results, metric, panels, metric)
+
+
+def plot_video_metric(results: Dict[str, Any], metric: str) -> bytes:
+    """Performance vs severity per clip corruption, one panel per family
+    with cells (clean at severity 0), as PNG bytes."""
+    names = _video_names(results)
+    panels = [(f, [n for n in names if FAMILY_OF[n] == f]) for f in FAMILIES
+              if any(FAMILY_OF[n] == f for n in names)
+              ] or [(f, []) for f in FAMILIES]
+    return _plot_panels(results, metric, panels, f'{metric}, video')
+
+
+def _plot_panels(results: Dict[str, Any], metric: str, panels: Sequence[Any],
+                 title: str) -> bytes:
+    """One panel per ``(title, corruption names)``, a line per corruption
+    from clean (severity 0) to severity 5, as PNG bytes."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    groups = [
-        g for g in GROUPS
-        if any(CORRUPTIONS_BY_NAME[n].group == g for n in results['cells'])
-    ] or list(BENCHMARK_GROUPS)
     fig, axes = plt.subplots(
-        1, len(groups), figsize=(3.2 * len(groups), 3.2), sharey=True,
+        1, len(panels), figsize=(3.2 * len(panels), 3.2), sharey=True,
         squeeze=False)
     clean = (results.get('clean') or {}).get(metric)
-    for ax, group in zip(axes[0], groups):
-        for name in CORRUPTION_NAMES:
-            if (CORRUPTIONS_BY_NAME[name].group != group
-                    or name not in results['cells']):
-                continue
+    for ax, (group, names) in zip(axes[0], panels):
+        for name in names:
             xs, ys = [], []
             if clean is not None and clean >= 0:
                 xs.append(0)
@@ -231,10 +416,11 @@ def plot_metric(results: Dict[str, Any], metric: str) -> bytes:
         ax.set_xlabel('severity (0 = clean)')
         ax.set_xticks(range(0, len(SEVERITIES) + 1))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if names:
+            ax.legend(fontsize=7)
     axes[0][0].set_ylabel(f'{metric} × 100')
     fig.suptitle(osp.splitext(osp.basename(str(results.get('config'))))[0] +
-                 f': {metric}', fontsize=9)
+                 f': {title}', fontsize=9)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format='png', dpi=100)
@@ -255,7 +441,9 @@ def write_reports(results: Dict[str, Any], out_dir: str,
             main metrics).
 
     Returns:
-        list[str]: Paths written.
+        list[str]: Paths written: ``{stem}.md``, ``{stem}.csv``,
+        ``{stem}_summary.csv``, with image cells ``{stem}_<metric>.png``
+        and with clip cells ``{stem}_video_<metric>.png`` per metric.
     """
     paths = []
 
@@ -267,9 +455,15 @@ def write_reports(results: Dict[str, Any], out_dir: str,
     put_text(f'{stem}.md', markdown_report(results))
     put_text(f'{stem}.csv', csv_report(results))
     put_text(f'{stem}_summary.csv', summary_csv(results))
-    if results['cells']:
-        for metric in metrics or main_metrics(results):
-            path = osp.join(out_dir, f'{stem}_{_slug(metric)}.png')
-            write_bytes_atomic(plot_metric(results, metric), path)
-            paths.append(path)
+    metrics = metrics or main_metrics(results)
+    plots = []
+    if _image_names(results):
+        plots += [(f'{stem}_{_slug(m)}.png', plot_metric, m) for m in metrics]
+    if _video_names(results):
+        plots += [(f'{stem}_video_{_slug(m)}.png', plot_video_metric, m)
+                  for m in metrics]
+    for name, plot, metric in plots:
+        path = osp.join(out_dir, name)
+        write_bytes_atomic(plot(results, metric), path)
+        paths.append(path)
     return paths
