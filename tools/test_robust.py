@@ -13,12 +13,23 @@ evaluates K cells per data pass (each image loaded once), with the same
 numbers. ``--backend torch`` corrupts on the model's device (a GPU when the
 model runs on one): the dataloader only decodes, the model's data
 preprocessor corrupts, resizes and normalises.
+
+Video detection data (CocoVID-style annotations, neighbour sets) can be
+benchmarked under the clip corruptions of ``robustdet.video`` as well::
+
+    python tools/test_robust.py CONFIG CHECKPOINT --corruptions video
+
+(or ``video-codec`` ..., or names): each annotated frame is cut from its
+corrupted clip (``--clip-len`` frames of its video, corrupted once), and the
+reports add mPC / rPC and gamma_a / gamma_r per family (spatial vs
+temporal).
 """
 import os.path as osp
 
+from robustdet.apis.results import DEFAULT_VIDEO_CLIPS
 from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
-                                   SELECTIONS, SEVERITIES, check_severity,
-                                   resolve_corruptions)
+                                   SELECTIONS, SEVERITIES, check_severity)
+from robustdet.datasets.video_clips import CLIP_MODES, SHORT_CLIPS
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
                                  cli_entry, default_work_dir, load_config)
 
@@ -34,7 +45,9 @@ def parse_args(argv=None):
         default=['benchmark'],
         metavar='NAME',
         help='corruptions: ' + ', '.join(SELECTIONS) +
-        ' (benchmark = the 15 of mPC, all = those + 4 hold-out), or names')
+        ' (benchmark = the 15 of mPC, all = those + 4 hold-out), video '
+        '(every clip corruption), video-FAMILY (codec, transmission, blur, '
+        'weather, temporal, camera), or names')
     parser.add_argument(
         '--severities',
         type=int,
@@ -90,6 +103,32 @@ def parse_args(argv=None):
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
         'stopping')
+    video = parser.add_argument_group(
+        'video corruptions', 'how clips are cut from the videos')
+    video.add_argument(
+        '--clip-len',
+        type=int,
+        default=DEFAULT_VIDEO_CLIPS['clip_len'],
+        metavar='T',
+        help='frames per clip (default: %(default)s)')
+    video.add_argument(
+        '--clip-mode',
+        choices=CLIP_MODES,
+        default=DEFAULT_VIDEO_CLIPS['clip_mode'],
+        help='segment: consecutive clips from the first frame of each '
+        "video; anchor: the clip centred on a neighbour set's anchor; "
+        'auto (default): anchor for neighbour sets, else segment')
+    video.add_argument(
+        '--short-clips',
+        choices=SHORT_CLIPS,
+        default=DEFAULT_VIDEO_CLIPS['short_clips'],
+        help='a clip shorter than a corruption needs: error (default) or '
+        'pad (repeat its last frame)')
+    video.add_argument(
+        '--clip-cache-dir',
+        metavar='DIR',
+        help='where corrupted clips are kept while their frames are '
+        'evaluated (default: the system temporary directory)')
     add_runner_args(parser)
     return parser.parse_args(argv)
 
@@ -102,11 +141,12 @@ def main():
     from robustdet.apis import RobustnessJob, parse_shard, run_robustness
     from robustdet.apis.passes import check_cells_per_pass
     from robustdet.apis.results import merge_shards
+    from robustdet.apis.robustness import resolve_grid_corruptions
     from robustdet.reports import summary_text, write_reports
     from robustdet.utils import register_all_modules
 
     # Validate every argument before anything is built or written.
-    corruptions = resolve_corruptions(args.corruptions)
+    corruptions = resolve_grid_corruptions(args.corruptions)
     severities = sorted(
         {check_severity(s, allow_clean=True)
          for s in args.severities})
@@ -134,7 +174,11 @@ def main():
         skip_bad_images=args.skip_bad_images,
         launcher=args.launcher,
         cells_per_pass=args.cells_per_pass,
-        corruption_device=args.corruption_device)
+        corruption_device=args.corruption_device,
+        clip_len=args.clip_len,
+        clip_mode=args.clip_mode,
+        short_clips=args.short_clips,
+        clip_cache_dir=args.clip_cache_dir)
     results = run_robustness(job, cfg)
     if not is_main_process():
         return

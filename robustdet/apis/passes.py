@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 import torch
 from torch.utils.data import Dataset
 
-from ..datasets import MultiCorruptedDataset
+from ..datasets import MultiCorruptedDataset, MultiVideoCorruptedDataset
 from ..utils.errors import RobustDetError
 from .progress import GridProgressHook
 from .results import Cell, cell_key, record_cell, save_results
@@ -72,7 +72,7 @@ class GridDataset(Dataset):
     """
 
     def __init__(self,
-                 dataset: MultiCorruptedDataset,
+                 dataset: Any,
                  passes: Sequence[Sequence[Cell]],
                  num_images: Optional[int] = None) -> None:
         self.dataset = dataset
@@ -118,6 +118,66 @@ class DecodedOnce:
     def get(self, idx: int, cells: Optional[Sequence[Cell]] = None) -> list:
         """``[sample]``: one sample for all the cells."""
         return [self.dataset[idx]]
+
+
+class CellRouter:
+    """Samples of image cells from one dataset and of video cells from
+    another: ``get(idx, cells)`` asks each for its cells and returns the
+    samples in the order of ``cells``.
+
+    Args:
+        parts (Sequence[tuple]): ``(dataset, cells)`` pairs; a dataset has
+            ``get(idx, cells)``, the cells are those it serves.
+    """
+
+    def __init__(self, parts: Sequence[tuple]) -> None:
+        self.parts = [(d, set(map(tuple, cells))) for d, cells in parts]
+
+    @property
+    def metainfo(self) -> dict:
+        return self.parts[0][0].metainfo
+
+    def __len__(self) -> int:
+        return len(self.parts[0][0])
+
+    def get(self, idx: int, cells: Sequence[Cell]) -> list:
+        """The ``idx``-th image's samples, one per cell, in order."""
+        out: List[Any] = [None] * len(cells)
+        for dataset, own in self.parts:
+            mine = [j for j, c in enumerate(cells) if tuple(c) in own]
+            if mine:
+                samples = dataset.get(idx, [cells[j] for j in mine])
+                for j, sample in zip(mine, samples):
+                    out[j] = sample
+        return out
+
+
+def pass_dataset(dl_cfg: Dict[str, Any], cells: Sequence[Cell],
+                 job: Any) -> Any:
+    """The dataset that gives every cell of a run its samples: a
+    :class:`MultiCorruptedDataset` for image cells, a
+    :class:`MultiVideoCorruptedDataset` for clip corruptions (the clean
+    cell goes with the image cells when there are any), routed by
+    :class:`CellRouter` when the run has both."""
+    from .robustness import is_video_corruption
+    video = [c for c in cells if is_video_corruption(c[0])]
+    image = [c for c in cells if c not in video]
+    if video and all(c[1] == 0 for c in image):
+        video, image = image + video, []
+    parts = []
+    if image:
+        parts.append((MultiCorruptedDataset(
+            dataset=copy.deepcopy(dl_cfg['dataset']),
+            cells=image,
+            seed=job.seed,
+            backend=job.backend,
+            channel_order=job.channel_order), image))
+    if video:
+        parts.append((MultiVideoCorruptedDataset(
+            dataset=copy.deepcopy(dl_cfg['dataset']),
+            cells=video,
+            **job.video_dataset_args()), video))
+    return parts[0][0] if len(parts) == 1 else CellRouter(parts)
 
 
 class PassBatchSampler:
@@ -319,25 +379,21 @@ class PassRunner:
         if self.device_corrupter is not None:
             dataset = DecodedOnce(copy.deepcopy(self.dl_cfg['dataset']))
         else:
-            dataset = MultiCorruptedDataset(
-                dataset=copy.deepcopy(self.dl_cfg['dataset']),
-                cells=[c for p in passes for c in p],
-                seed=self.job.seed,
-                backend=self.job.backend,
-                channel_order=self.job.channel_order)
+            dataset = pass_dataset(self.dl_cfg,
+                                   [c for p in passes for c in p], self.job)
         loader = build_grid_dataloader(self.runner, self.dl_cfg, dataset,
                                        passes)
         meta = dataset.metainfo
-        evaluators = []
-        for _ in range(max(len(p) for p in passes)):
-            evaluator = self.runner.build_evaluator(
-                copy.deepcopy(self.evaluator_cfg))
-            evaluator.dataset_meta = meta
-            evaluators.append(evaluator)
+        evaluators = self._evaluators(max(len(p) for p in passes), meta)
+        # Without an ann_file, CocoMetric keeps the ground truth of its
+        # first evaluation: fresh evaluators for every pass then.
+        fresh = getattr(self.job, 'ground_truth', 'config') == 'pipeline'
         self.runner.visualizer.dataset_meta = meta
         batches = iter(loader)
         try:
             for index, cells in enumerate(passes):
+                if fresh and index:
+                    evaluators = self._evaluators(len(evaluators), meta)
                 self._run_pass(index, cells, batches,
                                loader.batch_sampler.batches_per_pass,
                                loader.dataset.num_images, evaluators)
@@ -345,6 +401,15 @@ class PassRunner:
             # The workers stop with the iterator (or, if persistent, with
             # the loader when this returns).
             del batches
+
+    def _evaluators(self, count: int, meta: dict) -> List[Any]:
+        evaluators = []
+        for _ in range(count):
+            evaluator = self.runner.build_evaluator(
+                copy.deepcopy(self.evaluator_cfg))
+            evaluator.dataset_meta = meta
+            evaluators.append(evaluator)
+        return evaluators
 
     def _cell_batch(self, batches: List[Any], j: int, num_cells: int) -> Any:
         """The j-th cell's batch: its own, or, when the model corrupts, a

@@ -10,6 +10,14 @@ so its workers start once. The results file is rewritten atomically after
 every pass, so a run killed at any moment resumes where it stopped and ends
 with the same numbers.
 
+Clip corruptions of :mod:`robustdet.video` (``--corruptions video``) are
+cells of the same grid: their images come from
+:class:`~robustdet.datasets.MultiVideoCorruptedDataset` (each clip of each
+video corrupted once). When one of them moves the ground truth (camera
+motion), every cell of the run is scored against the ground truth the
+dataset delivers (:func:`pipeline_ground_truth_cfg`), recorded as
+``ground_truth: 'pipeline'`` in the results.
+
 With ``backend='torch'`` the images are corrupted on the model's device
 (a GPU when the model runs on one): the dataloader only decodes them, at
 their original resolution (:class:`DeferredCorruptionDataset`), and the
@@ -23,20 +31,59 @@ import numbers
 import os.path as osp
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..corruptions import CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES
-from ..datasets import CorruptedDataset, DeferredCorruptionDataset
+from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES,
+                           resolve_corruptions)
+from ..datasets import (CorruptedDataset, DeferredCorruptionDataset,
+                        VideoCorruptedDataset)
+from ..datasets.video_clips import check_clip_settings
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from .bad_images import find_bad_images
 from .passes import PassRunner, check_cells_per_pass, plan_passes
 from .progress import GridProgressHook
-from .results import (Cell, cell_key, check_same_run, config_fingerprint,
-                      grid_cells, has_cell, load_results, new_results,
-                      record_cell, results_path, save_results, sha256_file,
-                      shard_cells)
+from .results import (DEFAULT_VIDEO_CLIPS, Cell, cell_key, check_same_run,
+                      config_fingerprint, grid_cells, has_cell, load_results,
+                      new_results, record_cell, results_path, save_results,
+                      sha256_file, shard_cells)
 from .testing import build_test_runner
+
+
+def is_video_corruption(name: str) -> bool:
+    """Whether ``name`` is a clip corruption of :mod:`robustdet.video`."""
+    from ..video.table import CLIP_CORRUPTIONS_BY_NAME
+    return name in CLIP_CORRUPTIONS_BY_NAME
+
+
+def resolve_grid_corruptions(tokens: Sequence[str]) -> List[str]:
+    """Expand ``--corruptions``: image selection words and names
+    (:func:`~robustdet.corruptions.resolve_corruptions`), ``video``,
+    ``video-<family>`` and clip corruption names.
+
+    Args:
+        tokens (Sequence[str]): What the user asked for.
+
+    Returns:
+        list[str]: Image corruptions in benchmark order, then clip
+        corruptions in table order, each once.
+    """
+    from ..video.table import CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS
+    image, video = [], set()
+    for token in tokens:
+        if token in VIDEO_SELECTIONS:
+            video.update(VIDEO_SELECTIONS[token])
+        elif token in CLIP_CORRUPTION_NAMES:
+            video.add(token)
+        else:
+            image.append(token)
+    try:
+        names = resolve_corruptions(image) if image else []
+    except RobustDetError as e:
+        raise RobustDetError(
+            f'{e}; video: {", ".join(VIDEO_SELECTIONS)} or a clip '
+            f'corruption: {", ".join(CLIP_CORRUPTION_NAMES)}') from None
+    return names + [n for n in CLIP_CORRUPTION_NAMES if n in video]
 
 
 @dataclass
@@ -63,6 +110,13 @@ class RobustnessJob:
         corruption_device (str, optional): Where backend ``'torch'``
             corrupts (``'cpu'``, ``'cuda'``, ``'cuda:N'``). Defaults to the
             model's device. Only for backend ``'torch'``.
+        clip_len (int): Frames per clip of the video corruptions.
+        clip_mode (str): How clips are cut (``'auto'``, ``'segment'``,
+            ``'anchor'``), see :mod:`robustdet.datasets.video_clips`.
+        short_clips (str): ``'error'`` or ``'pad'`` for clips shorter than
+            a corruption needs.
+        clip_cache_dir (str, optional): Parent directory of the store of
+            corrupted clips (default: the system temporary directory).
     """
     config: str
     checkpoint: str
@@ -80,9 +134,20 @@ class RobustnessJob:
     launcher: str = 'none'
     cells_per_pass: int = 1
     corruption_device: Optional[str] = None
+    clip_len: int = DEFAULT_VIDEO_CLIPS['clip_len']
+    clip_mode: str = DEFAULT_VIDEO_CLIPS['clip_mode']
+    short_clips: str = DEFAULT_VIDEO_CLIPS['short_clips']
+    clip_cache_dir: Optional[str] = None
 
     def __post_init__(self) -> None:
         check_cells_per_pass(self.cells_per_pass)
+        check_clip_settings(self.clip_len, self.clip_mode, 'auto',
+                            self.short_clips)
+        if self.video_corruptions and self.corrupts_on_device:
+            raise RobustDetError(
+                'video corruptions are computed in the dataloader, not on '
+                'the device: use --backend fast or reference with '
+                f'{", ".join(self.video_corruptions)}')
         if self.corruption_device is not None:
             if not self.corrupts_on_device:
                 raise RobustDetError(
@@ -110,6 +175,31 @@ class RobustnessJob:
         return get_device().split(':')[0]
 
     @property
+    def video_corruptions(self) -> List[str]:
+        """The job's clip corruptions."""
+        return [n for n in self.corruptions if is_video_corruption(n)]
+
+    @property
+    def ground_truth(self) -> str:
+        """``'pipeline'`` when a corruption of the job moves the ground
+        truth (camera motion; every cell is then scored against the
+        dataset's delivered boxes), else ``'config'``."""
+        from ..video.table import moves_boxes
+        return ('pipeline' if any(
+            moves_boxes(n) for n in self.video_corruptions) else 'config')
+
+    def video_clips(self) -> Dict[str, Any]:
+        """How clips are cut (recorded in the results identity)."""
+        return dict(clip_len=self.clip_len, clip_mode=self.clip_mode,
+                    short_clips=self.short_clips)
+
+    def video_dataset_args(self) -> Dict[str, Any]:
+        """Arguments of the video corruption datasets."""
+        return dict(self.video_clips(), seed=self.seed,
+                    channel_order=self.channel_order,
+                    cache_dir=self.clip_cache_dir)
+
+    @property
     def results_file(self) -> str:
         return results_path(self.work_dir, *self.shard)
 
@@ -122,11 +212,19 @@ class RobustnessJob:
 def corrupted_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
                              job: RobustnessJob) -> Dict[str, Any]:
     """The test dataloader config of a cell: the dataset wrapped in
-    ``CorruptedDataset`` (the clean cell keeps it as it is; so does backend
-    ``'torch'``, whose model corrupts)."""
+    ``CorruptedDataset`` or, for a clip corruption, ``VideoCorruptedDataset``
+    (the clean cell keeps it as it is; so does backend ``'torch'``, whose
+    model corrupts)."""
     dl = copy.deepcopy(dataloader_cfg)
     name, severity = cell
-    if severity != CLEAN_SEVERITY and not job.corrupts_on_device:
+    if severity != CLEAN_SEVERITY and is_video_corruption(name):
+        dl['dataset'] = dict(
+            type='VideoCorruptedDataset',
+            dataset=dl['dataset'],
+            corruption=name,
+            severity=severity,
+            **job.video_dataset_args())
+    elif severity != CLEAN_SEVERITY and not job.corrupts_on_device:
         dl['dataset'] = dict(
             type='CorruptedDataset',
             dataset=dl['dataset'],
@@ -139,11 +237,14 @@ def corrupted_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
 
 
 def unwrap_corrupted(cfg: Any) -> Any:
-    """The config with a ``CorruptedDataset`` test set replaced by the
-    dataset it wraps: the -C configs corrupt one cell for mmdet's
-    ``tools/test.py``; the grid is evaluated on the clean dataset."""
+    """The config with a ``CorruptedDataset`` (or ``VideoCorruptedDataset``)
+    test set replaced by the dataset it wraps: the -C configs corrupt one
+    cell for mmdet's ``tools/test.py``; the grid is evaluated on the clean
+    dataset."""
     dataset = cfg.test_dataloader.get('dataset', {})
-    if dataset.get('type') not in ('CorruptedDataset', CorruptedDataset):
+    if dataset.get('type') not in ('CorruptedDataset', CorruptedDataset,
+                                   'VideoCorruptedDataset',
+                                   VideoCorruptedDataset):
         return cfg
     cfg = copy.deepcopy(cfg)
     cfg.test_dataloader.dataset = dataset['dataset']
@@ -165,7 +266,9 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         seed=job.seed,
         backend=job.backend,
         channel_order=job.channel_order,
-        corruption_device=job.corruption_device_type())
+        corruption_device=job.corruption_device_type(),
+        video_clips=job.video_clips(),
+        ground_truth=job.ground_truth)
     fresh = new_results(
         identity,
         config=job.config,
@@ -202,6 +305,14 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         # Refuse a pipeline the device cannot take over before anything is
         # evaluated (this copy is only inspected).
         DeferredCorruptionDataset(dataset, lazy_init=True)
+    if job.video_corruptions:
+        # Index the clips now: frames without a video, clips too short for
+        # a corruption... are refused before anything is evaluated.
+        from ..datasets import MultiVideoCorruptedDataset
+        MultiVideoCorruptedDataset(
+            DATASETS.build(copy.deepcopy(check_cfg)),
+            [(n, SEVERITIES[0]) for n in job.video_corruptions],
+            **job.video_dataset_args()).store.close()
     if len(dataset) == 0:
         raise RobustDetError(
             f'the test dataset of {job.config} has no images '
@@ -238,6 +349,79 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             f'results: {skipped[:3]}', logger='current',
             level=logging.WARNING)
     return dl_cfg
+
+
+# Metrics that score against the packed ground truth (gt_instances) already.
+_PACKED_GT_METRICS = ('VOCMetric', 'PMKMetric')
+
+
+def _metric_class(metric: Dict[str, Any]) -> Any:
+    from mmdet.registry import METRICS
+    kind = metric.get('type')
+    return METRICS.get(kind) if isinstance(kind, str) else kind
+
+
+def _add_instances_meta_key(node: Any) -> int:
+    """Add ``'instances'`` to the ``meta_keys`` of every ``PackDetInputs``
+    of the dataset configs under ``node``; returns how many."""
+    import inspect
+
+    from mmdet.datasets.transforms import PackDetInputs
+    found = 0
+    if isinstance(node, dict):
+        for step in node.get('pipeline') or []:
+            kind = step.get('type') if isinstance(step, dict) else None
+            if kind not in ('PackDetInputs', PackDetInputs):
+                continue
+            default = inspect.signature(
+                PackDetInputs.__init__).parameters['meta_keys'].default
+            keys = list(step.get('meta_keys', default))
+            if 'instances' not in keys:
+                keys.append('instances')
+            step['meta_keys'] = tuple(keys)
+            found += 1
+        for key in ('dataset', 'datasets'):
+            children = node.get(key)
+            for child in (children if isinstance(children, list) else
+                          [children]):
+                found += _add_instances_meta_key(child)
+    return found
+
+
+def pipeline_ground_truth_cfg(cfg: Any, why: str) -> Any:
+    """The config scored against the ground truth the test dataset
+    delivers, for corruptions that move it.
+
+    COCO metrics (``CocoMetric`` and subclasses such as
+    ``FastCocoMetric``) lose their ``ann_file`` and read each image's
+    ``instances`` (added to ``PackDetInputs``' ``meta_keys``); VOC and pm-k
+    metrics score the packed boxes already. Other metrics are refused.
+
+    Args:
+        cfg (mmengine.Config): The test config (not modified).
+        why (str): What moves the ground truth, for messages.
+
+    Returns:
+        mmengine.Config: The rewritten copy.
+    """
+    from mmdet.evaluation.metrics import CocoMetric
+    cfg = copy.deepcopy(cfg)
+    evaluator = cfg.test_evaluator
+    metrics = evaluator if isinstance(evaluator, list) else [evaluator]
+    for metric in metrics:
+        cls = _metric_class(metric)
+        if isinstance(cls, type) and issubclass(cls, CocoMetric):
+            metric['ann_file'] = None
+        elif getattr(cls, '__name__', cls) not in _PACKED_GT_METRICS:
+            raise RobustDetError(
+                f'{why} moves the ground-truth boxes; robustdet scores that '
+                'with CocoMetric (and subclasses), VOCMetric or PMKMetric, '
+                f'not {metric.get("type")!r}')
+    if not _add_instances_meta_key(cfg.test_dataloader.get('dataset')):
+        raise RobustDetError(
+            f'{why} moves the ground-truth boxes, and the test pipeline '
+            'has no PackDetInputs to carry them to the evaluator')
+    return cfg
 
 
 def device_corruption_cfgs(cfg: Any, dl_cfg: Dict[str, Any],
@@ -359,6 +543,11 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     test_cfg, in_passes = _test_loop_cfg(cfg, job)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_results(job, cfg)
+    if job.ground_truth == 'pipeline':
+        from ..video.table import moves_boxes
+        cfg = pipeline_ground_truth_cfg(
+            cfg, ', '.join(n for n in job.video_corruptions
+                           if moves_boxes(n)))
     dl_cfg = _check_dataset(cfg, job, results)
     runner_cfg = cfg
     if job.corrupts_on_device:
@@ -391,6 +580,10 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         else:
             evaluator = runner.build_evaluator(cfg.test_evaluator)
             for cell in todo:
+                if job.ground_truth == 'pipeline':
+                    # CocoMetric keeps the ground truth of its first
+                    # evaluation when it has no ann_file.
+                    evaluator = runner.build_evaluator(cfg.test_evaluator)
                 _evaluate_cell(runner, cell, job, dl_cfg, test_cfg,
                                evaluator, progress, results)
     finally:

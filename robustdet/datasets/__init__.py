@@ -12,6 +12,8 @@ from .neighbor_sets import (IMAGENET_VID_CLASSES, IMAGENET_VID_WNIDS,
 from .stylized import StylizedDataset
 from .transforms import (CorruptImage, DeferredResize, RecordImageIdentity,
                          corruption_seed, image_identity)
+from .video_corrupted import (MultiVideoCorruptedDataset,
+                              VideoCorruptedDataset, move_instances)
 
 __all__ = [
     'BDD100K_CLASSES', 'BDD100kDataset', 'CorruptImage', 'CorruptedDataset',
@@ -19,7 +21,8 @@ __all__ = [
     'DeferredResize', 'FOGGY_BETAS', 'FoggyCityscapesDataset',
     'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
     'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',
-    'RecordImageIdentity', 'StylizedDataset', 'build_neighbor_sets',
+    'MultiVideoCorruptedDataset', 'RecordImageIdentity', 'StylizedDataset',
+    'VideoCorruptedDataset', 'move_instances', 'build_neighbor_sets',
     'corruption_seed', 'defer_pipeline', 'frame_labels', 'image_identity',
     'insert_after_loading', 'iter_leaf_datasets', 'loading_index',
     'foggy_file_name', 'parse_foggy_beta', 'write_coco_annotations'

@@ -3,13 +3,15 @@
 frame-rate and temporal perturbations, camera motion). Not imported by
 ``import robustdet`` (it needs PyAV)."""
 from .boxes import transform_boxes
-from .table import (CLIP_CORRUPTIONS, CLIP_CORRUPTIONS_BY_NAME, corrupt_clip,
-                    get_clip_corruption)
+from .table import (CLIP_CORRUPTION_NAMES, CLIP_CORRUPTIONS,
+                    CLIP_CORRUPTIONS_BY_NAME, VIDEO_SELECTIONS, corrupt_clip,
+                    get_clip_corruption, moves_boxes)
 from .types import (FAMILIES, SEVERITIES, SPATIAL_FAMILIES, TEMPORAL_FAMILIES,
                     ClipCorruption, ClipResult)
 
 __all__ = [
-    'CLIP_CORRUPTIONS', 'CLIP_CORRUPTIONS_BY_NAME', 'FAMILIES', 'SEVERITIES',
+    'CLIP_CORRUPTION_NAMES', 'CLIP_CORRUPTIONS', 'CLIP_CORRUPTIONS_BY_NAME',
+    'VIDEO_SELECTIONS', 'FAMILIES', 'SEVERITIES',
     'SPATIAL_FAMILIES', 'TEMPORAL_FAMILIES', 'ClipCorruption', 'ClipResult',
-    'corrupt_clip', 'get_clip_corruption', 'transform_boxes'
+    'corrupt_clip', 'get_clip_corruption', 'moves_boxes', 'transform_boxes'
 ]

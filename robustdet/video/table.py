@@ -20,6 +20,24 @@ CLIP_CORRUPTIONS_BY_NAME: Dict[str, ClipCorruption] = {
 assert len(CLIP_CORRUPTIONS_BY_NAME) == len(CLIP_CORRUPTIONS)
 assert all(c.family in FAMILIES and len(c.params) == len(SEVERITIES)
            for c in CLIP_CORRUPTIONS)
+CLIP_CORRUPTION_NAMES: Tuple[str, ...] = tuple(c.name
+                                              for c in CLIP_CORRUPTIONS)
+# Selection words of ``tools/test_robust.py --corruptions``: every clip
+# corruption, or one family ('video-codec', ...).
+VIDEO_SELECTIONS: Dict[str, Tuple[str, ...]] = {
+    'video': CLIP_CORRUPTION_NAMES,
+    **{
+        f'video-{f}': tuple(c.name for c in CLIP_CORRUPTIONS
+                            if c.family == f)
+        for f in FAMILIES
+    },
+}
+
+
+def moves_boxes(name: str) -> bool:
+    """Whether a clip corruption moves the image content, and with it the
+    ground-truth boxes (camera motion)."""
+    return get_clip_corruption(name).family == 'camera'
 
 
 def get_clip_corruption(name: str) -> ClipCorruption:
