@@ -9,6 +9,16 @@ frame of every set and writes ``WORK_DIR/pmk.json`` (per-k pm-k mAP, the
 worst frame of every anchor, localization and classification numbers,
 error vs offset), then ``pmk.md`` and ``pmk.png``. The same metric works
 with mmdet's own ``tools/test.py`` (``test_evaluator=dict(type='PMKMetric')``).
+
+pm-k under a clip corruption of ``robustdet.video`` (each neighbour set's
+frames cut from one corrupted clip around its anchor)::
+
+    python tools/test_pmk.py CONFIG CHECKPOINT --video-corruption h264_crf \
+        --severity 3
+
+(or a config whose test set is a ``VideoCorruptedDataset`` wrapping the
+``NeighborSetDataset``). ``tools/test_robust.py --corruptions video`` on the
+same config gives pm-k under every clip corruption and severity.
 """
 import os.path as osp
 
@@ -25,6 +35,22 @@ def parse_args(argv=None):
     parser.add_argument(
         '--work-dir',
         help='where the report goes (default: work_dirs/<config>/pmk)')
+    parser.add_argument(
+        '--video-corruption',
+        metavar='NAME',
+        help='score the frames under this clip corruption (robustdet.video)')
+    parser.add_argument(
+        '--severity',
+        type=int,
+        default=3,
+        help='severity of --video-corruption, 1-5 (default: 3)')
+    parser.add_argument(
+        '--clip-len',
+        type=int,
+        default=32,
+        metavar='T',
+        help='frames of the clip centred on each anchor (default: 32; at '
+        'least 2k + 1)')
     add_pmk_args(parser)
     add_runner_args(parser)
     return parser.parse_args(argv)
@@ -45,11 +71,30 @@ def main():
         args.config, args.cfg_options, require=('test_dataloader',
                                                 'test_cfg'))
     dataset = cfg.test_dataloader.dataset
-    if dataset.get('type') != 'NeighborSetDataset':
+    inner = dataset
+    if dataset.get('type') == 'VideoCorruptedDataset':
+        inner = dataset.get('dataset', {})
+    if inner.get('type') != 'NeighborSetDataset':
         raise RobustDetError(
             f'{args.config}: the test dataset is {dataset.get("type")!r}; '
             'pm-k needs a NeighborSetDataset (see '
             'configs/_base_/datasets/imagenet_vid_robust.py)')
+    if args.video_corruption is not None:
+        from robustdet.corruptions import check_severity
+        from robustdet.video import get_clip_corruption
+        get_clip_corruption(args.video_corruption)
+        check_severity(args.severity)
+        if inner is not dataset:
+            raise RobustDetError(
+                f'{args.config} corrupts its test set already; drop '
+                '--video-corruption or use the clean config')
+        cfg.test_dataloader.dataset = dict(
+            type='VideoCorruptedDataset',
+            dataset=dataset,
+            corruption=args.video_corruption,
+            severity=args.severity,
+            clip_len=args.clip_len,
+            clip_mode='anchor')
     work_dir = args.work_dir or default_work_dir(args.config, 'pmk')
     cfg.test_evaluator = dict(
         type='PMKMetric',

@@ -33,14 +33,25 @@ def pmk_setup(demo_checkpoint, tmp_path_factory):
     return config, demo_checkpoint[1], work
 
 
-def test_test_pmk_end_to_end(pmk_setup):
-    config, ckpt, work = pmk_setup
-    out = work / 'out'
+def _test_pmk(config, ckpt, out, *extra):
     proc = subprocess.run(
         [sys.executable, 'tools/test_pmk.py', config, ckpt, '--k', '3',
-         '--work-dir', str(out)], cwd=REPO, capture_output=True, text=True)
+         '--work-dir', str(out), *extra], cwd=REPO, capture_output=True,
+        text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    report = json.loads((out / 'pmk.json').read_text())
+    return proc, json.loads((out / 'pmk.json').read_text())
+
+
+@pytest.fixture(scope='module')
+def clean_pmk(pmk_setup):
+    config, ckpt, work = pmk_setup
+    return _test_pmk(config, ckpt, work / 'out')
+
+
+def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
+    _, _, work = pmk_setup
+    out = work / 'out'
+    proc, report = clean_pmk
     assert sorted(report['map'], key=int) == ['0', '1', '2', '3']
     assert report['counts']['anchors'] == 3
     assert set(report['worst_frames']['3']) == set(
@@ -55,6 +66,28 @@ def test_test_pmk_end_to_end(pmk_setup):
     assert 'classification' in report and 'localization' in report
     assert (out / 'pmk.md').exists() and (out / 'pmk.png').exists()
     assert '| k | mAP50' in proc.stdout
+
+
+def test_test_pmk_under_a_codec(pmk_setup, clean_pmk, tmp_path):
+    """Each set's frames come from one clip around its anchor, corrupted
+    once; the worst frames are still members of their sets."""
+    config, ckpt, work = pmk_setup
+    _, report = _test_pmk(config, ckpt, tmp_path / 'h264',
+                          '--video-corruption', 'mpeg4_q', '--severity',
+                          '5', '--clip-len', '7')
+    clean = clean_pmk[1]
+    def sets(counts):
+        return {k: v for k, v in counts.items() if k != 'predictions'}
+
+    assert sets(report['counts']) == sets(clean['counts'])
+    assert report['map'] != clean['map']
+    assert set(report['worst_frames']['3']) == set(clean['worst_frames']['3'])
+    proc = subprocess.run(
+        [sys.executable, 'tools/test_pmk.py', config, ckpt, '--work-dir',
+         str(tmp_path / 'bad'), '--video-corruption', 'h264_crf',
+         '--clip-len', '5'], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert 'does not reach it' in proc.stderr.strip().splitlines()[-1]
 
 
 def test_metric_through_mmdet_tools_test(pmk_setup, tmp_path):
