@@ -15,7 +15,12 @@
 6. natural shifts (``tools/test_shift.py``): the demo detector on the
    synthetic Foggy Cityscapes copy, and a detector trained on the clear
    frames of the synthetic BDD100k tree on its clear / rainy / snowy
-   lists.
+   lists;
+7. video corruptions: the demo detector on the synthetic videos (CocoVID
+   layout, 4 videos of 31 frames) under all 19 clip corruptions x 5
+   severities (``tools/test_robust.py --corruptions video``: mPC, rPC,
+   gamma_a / gamma_r per family), and pm-k on the neighbour sets under
+   H.264 at CRF 51 (``tools/test_pmk.py --video-corruption``).
 
 Each step prints the command a user would run for it, and is skipped when
 its output already exists.
@@ -37,6 +42,7 @@ FOGGY_CONFIG = (
     'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
 BDD_CONFIG = (
     'configs/demo/faster-rcnn_r18-c16_fpn-c64_12e_demo-bdd100k-clear.py')
+VIDEO_CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-vid.py'
 SCHEME_CONFIGS = {
     'stylized': 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py',
     'combined':
@@ -103,6 +109,26 @@ def main():
     if args.schemes:
         stylized_demo(args, robust_dir)
     shift_demo(args, ckpt)
+    video_demo(args, ckpt)
+
+
+def video_demo(args, ckpt):
+    """Step 7: clip corruptions on the synthetic videos, pm-k under a
+    codec."""
+    work = osp.join(args.work_dir, 'robustness-video')
+    took = run(['python', 'tools/test_robust.py', VIDEO_CONFIG, ckpt,
+                '--corruptions', 'video', '--work-dir', work, '--seed',
+                str(args.seed), '--cells-per-pass', '4'])
+    report = osp.join(REPO, work, 'robustness.md')
+    with open(report, encoding='utf-8') as f:
+        text = f.read()
+    print('\n' + text[text.index('## Video corruptions'):])
+    print(f'[demo] video corruption benchmark took {took / 60:.1f} min; '
+          f'report: {report}')
+    took = run(['python', 'tools/test_pmk.py', PMK_CONFIG, ckpt,
+                '--video-corruption', 'h264_crf', '--severity', '5',
+                '--work-dir', osp.join(args.work_dir, 'pmk-h264_crf-5')])
+    print(f'[demo] pm-k under H.264 CRF 51 took {took / 60:.1f} min')
 
 
 def train(config, train_dir, what, epochs=3):

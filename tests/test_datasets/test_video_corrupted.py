@@ -145,7 +145,8 @@ def test_clips_are_corrupted_once_and_evicted(video):
 
 def _serve(root, log, queue):
     store = ClipStore.__new__(ClipStore)
-    store.root, store.owner, store.computed = root, -1, 0
+    store.root, store.owner = root, -1
+    store.computed, store.compute_seconds = 0, 0.0
 
     def compute():
         with open(log, 'a') as f:
