@@ -57,3 +57,15 @@ def test_paper_settings():
               if t['type'] == 'Resize']
     assert len(resize) == 1 and resize[0]['scale'] == (2048, 1024)
     assert city.test_evaluator.type == 'CocoMetric'
+
+
+def test_imagenet_vid_video_config():
+    cfg = Config.fromfile(
+        f'{REPO}/configs/robustness/faster-rcnn_r50_fpn_1x_imagenet-vid.py')
+    assert cfg.model.roi_head.bbox_head.num_classes == 30
+    test = cfg.test_dataloader.dataset
+    assert len(test.metainfo['classes']) == 30
+    assert test.ann_file == 'annotations/imagenet_vid_val.json'
+    assert test.data_prefix == dict(img='Data/VID/')
+    from robustdet.datasets import IMAGENET_VID_CLASSES
+    assert tuple(test.metainfo['classes']) == IMAGENET_VID_CLASSES
