@@ -41,9 +41,14 @@ def metric_keys(results: Dict[str, Any]) -> List[str]:
 
 def main_metrics(results: Dict[str, Any]) -> List[str]:
     """The headline metrics: mmdet's overall mAP keys (``coco/bbox_mAP``,
-    ``coco/segm_mAP``, ``pascal_voc/mAP``); all metrics if none."""
+    ``coco/segm_mAP``, ``pascal_voc/mAP``); for pm-k (``PMKMetric``) the
+    mAP at k = 0 and at the largest k; all metrics if none."""
     keys = metric_keys(results)
     main = [k for k in keys if k.endswith('mAP')]
+    if not main:
+        pmk = sorted((int(m.group(1)), k) for k in keys
+                     for m in [re.search(r'(?:^|/)mAP_k(\d+)$', k)] if m)
+        main = list(dict.fromkeys(k for _, k in pmk[:1] + pmk[-1:]))
     return main or keys
 
 

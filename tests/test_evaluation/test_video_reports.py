@@ -159,3 +159,18 @@ def test_compare_adds_video_columns():
     only = compare_markdown([('v', _results())]).splitlines()
     assert only[2] == '| model | P | mPC_video | rPC_video | γa | γr |'
     assert only[4] == '| v | 50.0 | 37.5 | 75.0 | 0.875 | 0.750 |'
+
+
+def test_main_metrics_of_pmk_results():
+    """pm-k results have no '...mAP' key: the headline is pm-k mAP at k = 0
+    and at the largest k, not all 44 metrics."""
+    from robustdet.reports.robustness import main_metrics
+    keys = [f'pmk/{m}_k{k}' for m in ('mAP', 'loc_mAP', 'acc')
+            for k in range(11)] + ['pmk/delta_k10']
+    results = dict(clean={k: 0.5 for k in keys}, cells={})
+    assert main_metrics(results) == ['pmk/mAP_k0', 'pmk/mAP_k10']
+    results = dict(clean={'coco/bbox_mAP': 0.5, 'coco/bbox_mAP_50': 0.7},
+                   cells={})
+    assert main_metrics(results) == ['coco/bbox_mAP']
+    results = dict(clean={'acc': 0.5}, cells={})
+    assert main_metrics(results) == ['acc']
