@@ -1,7 +1,7 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """Clip corruptions for video detection data (codecs, transmission errors,
-frame-rate and temporal perturbations, camera motion). Not imported by
-``import robustdet`` (it needs PyAV)."""
+frame-rate and temporal perturbations, camera motion). PyAV is imported
+only when a codec or transmission corruption runs."""
 from .boxes import transform_boxes
 from .table import (CLIP_CORRUPTION_NAMES, CLIP_CORRUPTIONS,
                     CLIP_CORRUPTIONS_BY_NAME, VIDEO_SELECTIONS, corrupt_clip,
