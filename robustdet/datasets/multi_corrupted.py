@@ -70,14 +70,16 @@ class MultiCellPipeline(Compose):
         for j, cell in enumerate(self.active):
             # Every cell but the last gets its own copy of the loaded image.
             sample = data if j == last else copy.deepcopy(data)
-            corrupter = self.corrupters[cell]
-            if corrupter is not None:
-                sample = corrupter(sample)
-            sample = _run(self.tail, sample)
+            sample = _run(self.tail, self.corrupt(sample, cell))
             if sample is None:
                 return None
             samples.append(sample)
         return samples
+
+    def corrupt(self, sample: dict, cell: Cell) -> dict:
+        """A loaded sample corrupted for a cell (unchanged when clean)."""
+        corrupter = self.corrupters[cell]
+        return sample if corrupter is None else corrupter(sample)
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}(head={self.head}, cells='

@@ -9,7 +9,6 @@ position is what the pipeline gets instead of the clean image; camera
 corruptions also move its ground-truth boxes. A clip is corrupted once
 and shared by every item (and dataloader worker) that needs it.
 """
-import copy
 import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -20,8 +19,8 @@ from mmengine.dataset import BaseDataset, Compose
 from ..corruptions import CLEAN_SEVERITY, check_severity
 from ..utils.errors import RobustDetError
 from ..utils.seeding import derive_seed
-from .corrupted import WrappedDataset, loading_index
-from .multi_corrupted import _run
+from .corrupted import WrappedDataset
+from .multi_corrupted import MultiCellPipeline
 from .video_clips import ClipIndex, ClipStore, VideoFrames, check_clip_settings
 
 Cell = Tuple[str, int]
@@ -39,7 +38,7 @@ def clip_seed(seed: int, clip_key: str, corruption: str) -> int:
     return derive_seed(seed, 'clip', clip_key, corruption)
 
 
-class VideoCellPipeline(Compose):
+class VideoCellPipeline(MultiCellPipeline):
     """A pipeline that loads a frame once and returns one sample per cell,
     the image of each replaced by its frame of the corrupted clip.
 
@@ -52,16 +51,11 @@ class VideoCellPipeline(Compose):
         owner (_VideoCells): The dataset wrapper (clips, store, seed).
     """
 
-    corrupts_images = True
-
     def __init__(self, pipeline: Compose, owner: '_VideoCells') -> None:
-        split = loading_index(pipeline) + 1
-        self.transforms = list(pipeline.transforms)
-        self.head = self.transforms[:split]
-        self.tail = self.transforms[split:]
-        self.loader = self.transforms[split - 1]
+        super().__init__(pipeline, {})
+        self.loader = self.head[-1]
         self.owner = owner
-        self.active: List[Cell] = []
+        self.active = []
         self.loads_masks = any(
             getattr(t, 'with_mask', False) for t in self.transforms)
 
@@ -83,32 +77,11 @@ class VideoCellPipeline(Compose):
                           if img.dtype != np.uint8 else img)
         return np.stack(frames)
 
-    def __call__(self, data: dict) -> Optional[List[Any]]:
-        """Load once, then per active cell substitute and finish.
-
-        Args:
-            data (dict): The data info of one item.
-
-        Returns:
-            list | None: One sample per active cell, in order; None if any
-            step returned None.
-        """
-        data = _run(self.head, data)
-        if data is None:
-            return None
-        samples = []
-        last = len(self.active) - 1
-        for j, cell in enumerate(self.active):
-            sample = data if j == last else copy.deepcopy(data)
-            if cell[1] != CLEAN_SEVERITY:
-                self._substitute(sample, cell)
-            sample = _run(self.tail, sample)
-            if sample is None:
-                return None
-            samples.append(sample)
-        return samples
-
-    def _substitute(self, sample: dict, cell: Cell) -> None:
+    def corrupt(self, sample: dict, cell: Cell) -> dict:
+        """The loaded sample with its frame of the cell's corrupted clip
+        (and, for camera motion, its moved instances)."""
+        if cell[1] == CLEAN_SEVERITY:
+            return sample
         frame, transform = self.owner.corrupted_frame(
             sample['img_path'], _anchor_path(sample), cell, self)
         img = sample['img']
@@ -130,6 +103,7 @@ class VideoCellPipeline(Compose):
             height, width = img.shape[:2]
             sample['instances'] = move_instances(
                 sample.get('instances', []), transform, width, height)
+        return sample
 
 
 def move_instances(instances: Sequence[dict], transform: np.ndarray,

@@ -16,15 +16,9 @@ missing cells are left out.
 """
 from typing import Dict, Mapping, Optional
 
+from .robustness import _defined, _mean
+
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
-
-
-def _defined(value) -> Optional[float]:
-    return None if value is None or value < 0 else float(value)
-
-
-def _mean(values):
-    return sum(values) / len(values) if values else None
 
 
 def gamma_scores(clean: Mapping[str, float], cells: Cells,

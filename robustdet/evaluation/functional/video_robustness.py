@@ -19,13 +19,13 @@ never collide. Here only the clip cells count:
 Undefined values (< 0) and missing cells are left out; a value that cannot
 be computed is None.
 """
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, Mapping
 
 from ...video.table import CLIP_CORRUPTIONS
 from ...video.types import (FAMILIES, SEVERITIES, SPATIAL_FAMILIES,
                             TEMPORAL_FAMILIES)
 from .gamma import gamma_scores
-from .robustness import metric_keys
+from .robustness import _collect, _defined, _mean, metric_keys
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 
@@ -40,14 +40,6 @@ KIND_OF_FAMILY = dict(
 KINDS = ('spatial', 'temporal')
 # Keys of the γ dicts of a video summary row.
 GAMMA_GROUPS = tuple(dict.fromkeys(FAMILIES + KINDS + ('all', )))
-
-
-def _defined(value) -> Optional[float]:
-    return None if value is None or value < 0 else float(value)
-
-
-def _mean(values: List[float]) -> Optional[float]:
-    return sum(values) / len(values) if values else None
 
 
 def video_cells(cells: Cells) -> Dict[str, Dict[str, Mapping[str, float]]]:
@@ -99,16 +91,6 @@ def video_coverage(cells: Cells) -> Dict[str, object]:
         missing=missing)
 
 
-def _values(cells: Cells, names, metric: str) -> List[float]:
-    values = []
-    for name in names:
-        for per_metric in cells.get(name, {}).values():
-            value = _defined((per_metric or {}).get(metric))
-            if value is not None:
-                values.append(value)
-    return values
-
-
 def video_summary(clean: Mapping[str, float],
                   cells: Cells) -> Dict[str, Dict[str, object]]:
     """P, mPC, rPC, per-family mPC and γa / γr of the clip corruptions,
@@ -140,14 +122,14 @@ def video_summary(clean: Mapping[str, float],
     summary = {}
     for metric in metric_keys(clean, video):
         p = _defined(clean.get(metric))
-        mpc = _mean(_values(video, video, metric))
+        mpc = _mean(_collect(video, video, metric))
         row = dict(
             P=p,
             mPC_video=mpc,
             rPC_video=(mpc / p if p and mpc is not None else None))
         for family in FAMILIES:
             names = [n for n in video if by_family[n] == family]
-            row[f'mPC_{family}'] = _mean(_values(video, names, metric))
+            row[f'mPC_{family}'] = _mean(_collect(video, names, metric))
         families = gamma_scores(clean, video, by_family, metric)
         kinds = gamma_scores(clean, video, by_kind, metric)
         for key in ('gamma_a', 'gamma_r'):
