@@ -302,3 +302,18 @@ def test_frames_outside_the_cocovid_json_are_refused(video, tmp_path):
         _wrap(cfg, 'h264_crf', 1, frames_from='ann')
     # auto falls back to the frames' directories.
     assert _wrap(cfg, 'h264_crf', 1).resolved['frames_from'] == 'dir'
+
+
+def test_odd_frame_sizes_keep_size_and_boxes(tmp_path):
+    """Codecs need even sizes: the clip is padded, coded and cropped back;
+    the boxes do not move."""
+    odd = generate_video_demo(str(tmp_path / 'odd'), seed=1, num_videos=1,
+                              num_frames=5, size=(97, 65), k=2)
+    ds = _wrap(_coco(odd), 'h265_crf', 3, clip_len=5)
+    clean = DATASETS.build(_coco(odd))
+    for i in range(len(ds)):
+        sample, plain = ds[i], clean[i]
+        assert _image(sample).shape == (65, 97, 3)
+        assert not np.array_equal(_image(sample), _image(plain))
+        assert sample['data_samples'].gt_instances.bboxes.tensor.tolist() \
+            == plain['data_samples'].gt_instances.bboxes.tensor.tolist()
