@@ -96,48 +96,45 @@ def frame_identity(path: str, roots: Sequence[str]) -> str:
     return '/'.join(parts[-2:])
 
 
+def load_video_ann(ann_file: Optional[str]) -> Optional[dict]:
+    """A CocoVID json (videos, and images with ``video_id`` and
+    ``frame_id``), or None when ``ann_file`` is not one."""
+    if not ann_file or not str(ann_file).endswith('.json') or \
+            not osp.isfile(ann_file):
+        return None
+    data = _read_json(ann_file)
+    images = data.get('images') or []
+    if data.get('videos') and images and all(
+            'video_id' in i and 'frame_id' in i for i in images):
+        return data
+    return None
+
+
 class VideoFrames:
     """The frame list of every video of a dataset.
 
     Args:
         frames_from (str): ``'ann'`` or ``'dir'`` (see the module doc).
-        ann_files (list[tuple[str, str]]): ``(ann_file, img_prefix)`` of
-            each leaf dataset, for ``'ann'``.
+        anns (list[tuple[dict, str, str]]): For ``'ann'``: the CocoVID
+            json (:func:`load_video_ann`), image prefix and file name of
+            each leaf dataset.
     """
 
     def __init__(self, frames_from: str,
-                 ann_files: Sequence[Tuple[str, str]] = ()) -> None:
+                 anns: Sequence[Tuple[dict, str, str]] = ()) -> None:
         self.frames_from = frames_from
         self._dirs: Dict[str, List[str]] = {}
         self._by_path: Dict[str, Tuple[str, int]] = {}
         self._videos: Dict[str, List[str]] = {}
         if frames_from == 'ann':
-            for ann_file, prefix in ann_files:
-                self._read_ann(ann_file, prefix)
+            for data, prefix, ann_file in anns:
+                self._read_ann(data, prefix, ann_file)
 
-    @staticmethod
-    def is_video_ann(ann_file: Optional[str]) -> bool:
-        """Whether ``ann_file`` is a CocoVID json (videos, and images with
-        ``video_id`` and ``frame_id``)."""
-        if not ann_file or not str(ann_file).endswith('.json') or \
-                not osp.isfile(ann_file):
-            return False
-        data = _read_json(ann_file)
-        images = data.get('images') or []
-        return bool(data.get('videos')) and bool(images) and all(
-            'video_id' in i and 'frame_id' in i for i in images)
-
-    def _read_ann(self, ann_file: str, prefix: str) -> None:
-        data = _read_json(ann_file)
+    def _read_ann(self, data: dict, prefix: str, ann_file: str) -> None:
         videos = {v['id']: str(v.get('name', v['id']))
                   for v in data.get('videos', [])}
         per_video: Dict[Any, List[Tuple[int, str]]] = {}
         for img in data.get('images', []):
-            if 'video_id' not in img or 'frame_id' not in img:
-                raise RobustDetError(
-                    f'{ann_file}: image {img.get("file_name")!r} has no '
-                    'video_id / frame_id; it is not a CocoVID json (use '
-                    "frames_from='dir')")
             path = osp.join(prefix, img['file_name'])
             per_video.setdefault(img['video_id'], []).append(
                 (int(img['frame_id']), path))

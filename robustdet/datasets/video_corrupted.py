@@ -21,7 +21,8 @@ from ..utils.errors import RobustDetError
 from ..utils.seeding import derive_seed
 from .corrupted import WrappedDataset
 from .multi_corrupted import MultiCellPipeline
-from .video_clips import ClipIndex, ClipStore, VideoFrames, check_clip_settings
+from .video_clips import (ClipIndex, ClipStore, VideoFrames,
+                          check_clip_settings, load_video_ann)
 
 Cell = Tuple[str, int]
 
@@ -181,19 +182,20 @@ class _VideoCells(WrappedDataset):
                                               for i in infos) else
                     'segment')
         source = self.frames_from
-        anns = [(getattr(leaf, 'ann_file', None),
-                 (getattr(leaf, 'data_prefix', None) or {}).get('img', ''))
-                for leaf in self._leaves]
-        if source == 'auto':
-            source = ('ann' if all(VideoFrames.is_video_ann(a)
-                                   for a, _ in anns) else 'dir')
-        elif source == 'ann':
-            bad = [a for a, _ in anns if not VideoFrames.is_video_ann(a)]
-            if bad:
+        anns = []
+        if source != 'dir':
+            for leaf in self._leaves:
+                ann_file = getattr(leaf, 'ann_file', None)
+                prefix = (getattr(leaf, 'data_prefix', None) or {}).get(
+                    'img', '')
+                anns.append((load_video_ann(ann_file), prefix, ann_file))
+            bad = [a for d, _, a in anns if d is None]
+            if source == 'ann' and bad:
                 raise RobustDetError(
-                    f"frames_from='ann' needs CocoVID json annotations "
-                    f'(videos, images with video_id and frame_id); '
+                    "frames_from='ann' needs CocoVID json annotations "
+                    '(videos, images with video_id and frame_id); '
                     f'{bad[0]!r} is not')
+            source = 'dir' if bad else 'ann'
         self.resolved = dict(clip_mode=mode, frames_from=source)
         items = [(i['img_path'], _anchor_path(i)) for i in infos]
         roots = [getattr(leaf, 'data_root', None) or ''
