@@ -95,15 +95,17 @@ def temporal_blur(frames: np.ndarray, param: int, seed: int) -> ClipResult:
     """
     t = check_clip(frames, 2, 'temporal_blur')
     half = int(param) // 2
-    csum = np.concatenate([
-        np.zeros((1, ) + frames.shape[1:], np.float64),
-        np.cumsum(frames, axis=0, dtype=np.float64)
-    ])
+    # Exact integer window sums (255 * T fits int32); float32 division
+    # then rounds like float64 would: a mean is a multiple of 1/n, so it is
+    # either exactly x.5 or at least 1/22 away from it.
+    csum = np.zeros((t + 1, ) + frames.shape[1:], np.int32)
+    np.cumsum(frames, axis=0, dtype=np.int32, out=csum[1:])
     idx = np.arange(t)
     lo = np.clip(idx - half, 0, t)
     hi = np.clip(idx + half + 1, 0, t)
-    mean = (csum[hi] - csum[lo]) / (hi - lo)[:, None, None, None]
-    out = np.clip(np.rint(mean), 0, 255).astype(np.uint8)
+    mean = (csum[hi] - csum[lo]).astype(np.float32)
+    mean /= (hi - lo).astype(np.float32)[:, None, None, None]
+    out = np.rint(mean, out=mean).astype(np.uint8)
     return ClipResult(frames=out, source_index=idx.astype(np.int64))
 
 

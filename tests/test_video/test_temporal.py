@@ -118,6 +118,22 @@ def test_temporal_blur_values():
     assert out[0, 0, 0, 0] == 50
 
 
+@pytest.mark.parametrize('window', (3, 5, 7, 9, 11))
+def test_temporal_blur_equals_float64_means(window):
+    """Integer sums and float32 division round exactly like a float64
+    mean (ties included) on random clips."""
+    rng = np.random.default_rng(window)
+    clip = rng.integers(0, 256, (13, 9, 7, 3), dtype=np.uint8)
+    clip[:, 0] = rng.choice([0, 1, 254, 255], (13, 7, 3))
+    half = window // 2
+    want = np.stack([
+        clip[max(0, t - half):t + half + 1].astype(np.float64).mean(0)
+        for t in range(13)
+    ])
+    out = TABLE['temporal_blur'].fn(clip, window, 0).frames
+    np.testing.assert_array_equal(out, np.rint(want).astype(np.uint8))
+
+
 def test_rain_falls():
     clip = np.zeros((4, 48, 64, 3), np.uint8)
     res = TABLE['rain'].fn(clip, TABLE['rain'].params[4], 2)
