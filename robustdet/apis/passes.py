@@ -16,6 +16,10 @@ When the model's data preprocessor corrupts (backend ``'torch'``, see
 :func:`robustdet.apis.robustness.device_corruption_cfgs`), each image is
 decoded once per pass (:class:`DecodedOnce`) and the same batch goes
 through the model once per cell, the preprocessor set to that cell.
+
+Clip corruption cells take their samples from a
+:class:`MultiVideoCorruptedDataset` (each clip corrupted once), routed
+beside the image cells' dataset by :class:`CellRouter` (:func:`pass_dataset`).
 """
 import copy
 import math
@@ -26,6 +30,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 import torch
 from torch.utils.data import Dataset
 
+from ..corruptions import CLEAN_SEVERITY
 from ..datasets import MultiCorruptedDataset, MultiVideoCorruptedDataset
 from ..utils.errors import RobustDetError
 from .progress import GridProgressHook
@@ -162,7 +167,7 @@ def pass_dataset(dl_cfg: Dict[str, Any], cells: Sequence[Cell],
     from .robustness import is_video_corruption
     video = [c for c in cells if is_video_corruption(c[0])]
     image = [c for c in cells if c not in video]
-    if video and all(c[1] == 0 for c in image):
+    if video and all(c[1] == CLEAN_SEVERITY for c in image):
         video, image = image + video, []
     parts = []
     if image:
@@ -387,7 +392,7 @@ class PassRunner:
         evaluators = self._evaluators(max(len(p) for p in passes), meta)
         # Without an ann_file, CocoMetric keeps the ground truth of its
         # first evaluation: fresh evaluators for every pass then.
-        fresh = getattr(self.job, 'ground_truth', 'config') == 'pipeline'
+        fresh = self.job.ground_truth == 'pipeline'
         self.runner.visualizer.dataset_meta = meta
         batches = iter(loader)
         try:
