@@ -45,6 +45,8 @@ def test_job_ground_truth_and_checks():
         _job(corruptions=['rain'], backend='torch')
     with pytest.raises(RobustDetError, match="unknown clip_mode 'x'"):
         _job(clip_mode='x')
+    with pytest.raises(RobustDetError, match='clip_len must be an integer'):
+        _job(clip_len=0)
 
 
 def _cfg(evaluator, pack=True):
