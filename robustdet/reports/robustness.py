@@ -199,6 +199,13 @@ def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
     if done < total:
         w(f'- the means average the {done} video cells present, not all '
           f'{total}\n')
+    clips = results.get('video_clips')
+    if clips:
+        w(f'- clips: {clips["clip_len"]} frames, mode '
+          f'`{clips["clip_mode"]}`, short clips: {clips["short_clips"]}\n')
+    if results.get('ground_truth') == 'pipeline':
+        w('- every cell scored against the ground truth the dataset '
+          'delivers (camera motion moves the boxes)\n')
     w('\nP, mPC_video in points (× 100); rPC_video = mPC_video / P in %; '
       'γa = 1 − (P − P_c,s) and γr = 1 − (P − P_c,s) / P on fractions, '
       'averaged over the cells (1 = no loss).\n\n')
