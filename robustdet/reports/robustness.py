@@ -172,19 +172,9 @@ def _image_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
             for k in ('P', 'mPC', 'rPC')) for m in metrics) + ' |\n')
     for metric in metrics:
         w(f'\n## {metric} per corruption and severity\n\n')
-        w('| corruption | group | ' + ' | '.join(map(str, SEVERITIES)) +
-          ' | mean |\n')
-        w('|---|---|' + '---|' * (len(SEVERITIES) + 1) + '\n')
-        clean = (results.get('clean') or {}).get(metric)
-        w(f'| clean | – | {_pts(clean)} |' + ' |' * len(SEVERITIES) +
-          '\n')
-        for name in CORRUPTION_NAMES:
-            if name not in results['cells']:
-                continue
-            values = [_cell(results, name, s, metric) for s in SEVERITIES]
-            w(f'| {name} | {CORRUPTIONS_BY_NAME[name].group} | ' +
-              ' | '.join(_pts(v) for v in values) +
-              f' | {_pts(_mean(values))} |\n')
+        _severity_table(w, results, metric, 'group', [
+            (n, CORRUPTIONS_BY_NAME[n].group) for n in _image_names(results)
+        ])
 
 
 def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
@@ -233,17 +223,31 @@ def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
               f'{_gamma((row.get("gamma_r") or {}).get(family))} |\n')
     for metric in metrics:
         w(f'\n### {metric} per video corruption and severity\n\n')
-        w('| corruption | family | ' + ' | '.join(map(str, SEVERITIES)) +
-          ' | mean |\n')
-        w('|---|---|' + '---|' * (len(SEVERITIES) + 1) + '\n')
-        clean = (results.get('clean') or {}).get(metric)
-        w(f'| clean | – | {_pts(clean)} |' + ' |' * len(SEVERITIES) +
-          '\n')
-        for name in names:
-            values = [_cell(results, name, s, metric) for s in SEVERITIES]
-            w(f'| {name} | {FAMILY_OF[name]} | ' +
-              ' | '.join(_pts(v) for v in values) +
-              f' | {_pts(_mean(values))} |\n')
+        _severity_table(w, results, metric, 'family',
+                        [(n, FAMILY_OF[n]) for n in names])
+
+
+def _severity_table(w, results: Dict[str, Any], metric: str, kind: str,
+                    rows: List[tuple]) -> None:
+    """A corruption x severity table (points) with the clean row first.
+
+    Args:
+        w (Callable): Writes text.
+        results (dict): The results.
+        metric (str): The metric.
+        kind (str): Header of the second column (``'group'``,
+            ``'family'``).
+        rows (list[tuple[str, str]]): ``(corruption, group)`` in order.
+    """
+    w(f'| corruption | {kind} | ' + ' | '.join(map(str, SEVERITIES)) +
+      ' | mean |\n')
+    w('|---|---|' + '---|' * (len(SEVERITIES) + 1) + '\n')
+    clean = (results.get('clean') or {}).get(metric)
+    w(f'| clean | – | {_pts(clean)} |' + ' |' * len(SEVERITIES) + '\n')
+    for name, group in rows:
+        values = [_cell(results, name, s, metric) for s in SEVERITIES]
+        w(f'| {name} | {group} | ' + ' | '.join(_pts(v) for v in values) +
+          f' | {_pts(_mean(values))} |\n')
 
 
 def compare_markdown(named: Sequence[Any]) -> str:
