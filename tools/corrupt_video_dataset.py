@@ -11,11 +11,9 @@ as PNG, and ``annotations.json`` there (COCO, the delivered ground truth:
 moved by camera motion). With the same ``--seed`` and clip settings as
 ``test_robust.py``, the pixels are the ones it evaluates.
 """
-from robustdet.apis.results import DEFAULT_VIDEO_CLIPS
 from robustdet.corruptions import SEVERITIES, check_severity
-from robustdet.datasets.video_clips import CLIP_MODES, SHORT_CLIPS
-from robustdet.utils.cli import (ArgumentParser, check_file, cli_entry,
-                                 load_config)
+from robustdet.utils.cli import (ArgumentParser, add_video_clip_args,
+                                 check_file, cli_entry, load_config)
 from robustdet.utils.errors import RobustDetError
 
 
@@ -33,14 +31,7 @@ def parse_args(argv=None):
     parser.add_argument(
         '--severities', type=int, nargs='+', default=list(SEVERITIES))
     parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument(
-        '--clip-len', type=int, default=DEFAULT_VIDEO_CLIPS['clip_len'])
-    parser.add_argument(
-        '--clip-mode', choices=CLIP_MODES,
-        default=DEFAULT_VIDEO_CLIPS['clip_mode'])
-    parser.add_argument(
-        '--short-clips', choices=SHORT_CLIPS,
-        default=DEFAULT_VIDEO_CLIPS['short_clips'])
+    add_video_clip_args(parser)
     parser.add_argument(
         '--channel-order', choices=('rgb', 'bgr'), default='rgb')
     return parser.parse_args(argv)

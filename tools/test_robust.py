@@ -26,12 +26,11 @@ temporal).
 """
 import os.path as osp
 
-from robustdet.apis.results import DEFAULT_VIDEO_CLIPS
 from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
                                    SELECTIONS, SEVERITIES, check_severity)
-from robustdet.datasets.video_clips import CLIP_MODES, SHORT_CLIPS
-from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
-                                 cli_entry, default_work_dir, load_config)
+from robustdet.utils.cli import (ArgumentParser, add_runner_args,
+                                 add_video_clip_args, check_file, cli_entry,
+                                 default_work_dir, load_config)
 
 
 def parse_args(argv=None):
@@ -103,28 +102,8 @@ def parse_args(argv=None):
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
         'stopping')
-    video = parser.add_argument_group(
-        'video corruptions', 'how clips are cut from the videos')
-    video.add_argument(
-        '--clip-len',
-        type=int,
-        default=DEFAULT_VIDEO_CLIPS['clip_len'],
-        metavar='T',
-        help='frames per clip (default: %(default)s)')
-    video.add_argument(
-        '--clip-mode',
-        choices=CLIP_MODES,
-        default=DEFAULT_VIDEO_CLIPS['clip_mode'],
-        help='segment: consecutive clips from the first frame of each '
-        "video; anchor: the clip centred on a neighbour set's anchor; "
-        'auto (default): anchor for neighbour sets, else segment')
-    video.add_argument(
-        '--short-clips',
-        choices=SHORT_CLIPS,
-        default=DEFAULT_VIDEO_CLIPS['short_clips'],
-        help='a clip shorter than a corruption needs: error (default) or '
-        'pad (repeat its last frame)')
-    video.add_argument(
+    add_video_clip_args(parser)
+    parser.add_argument(
         '--clip-cache-dir',
         metavar='DIR',
         help='where corrupted clips are kept while their frames are '

@@ -75,6 +75,35 @@ def add_pmk_args(parser: argparse.ArgumentParser) -> None:
         'boxes: min(0.5, wh / ((w+10)(h+10))); not COCOeval then')
 
 
+def add_video_clip_args(parser: argparse.ArgumentParser) -> None:
+    """Add how video corruptions cut clips, shared by ``test_robust.py``
+    and ``corrupt_video_dataset.py`` (same settings, same pixels):
+    ``--clip-len``, ``--clip-mode``, ``--short-clips``."""
+    from ..apis.results import DEFAULT_VIDEO_CLIPS
+    from ..datasets.video_clips import CLIP_MODES, SHORT_CLIPS
+    group = parser.add_argument_group('video corruptions',
+                                      'how clips are cut from the videos')
+    group.add_argument(
+        '--clip-len',
+        type=int,
+        default=DEFAULT_VIDEO_CLIPS['clip_len'],
+        metavar='T',
+        help='frames per clip (default: %(default)s)')
+    group.add_argument(
+        '--clip-mode',
+        choices=CLIP_MODES,
+        default=DEFAULT_VIDEO_CLIPS['clip_mode'],
+        help='segment: consecutive clips from the first frame of each '
+        "video; anchor: the clip centred on a neighbour set's anchor; "
+        'auto (default): anchor for neighbour sets, else segment')
+    group.add_argument(
+        '--short-clips',
+        choices=SHORT_CLIPS,
+        default=DEFAULT_VIDEO_CLIPS['short_clips'],
+        help='a clip shorter than a corruption needs: error (default) or '
+        'pad (repeat its last frame)')
+
+
 def pmk_ks(args: argparse.Namespace) -> range:
     """The ks 0..``--k``; a negative ``--k`` is a user error."""
     if args.k < 0:
