@@ -305,14 +305,6 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         # Refuse a pipeline the device cannot take over before anything is
         # evaluated (this copy is only inspected).
         DeferredCorruptionDataset(dataset, lazy_init=True)
-    if job.video_corruptions:
-        # Index the clips now: frames without a video, clips too short for
-        # a corruption... are refused before anything is evaluated.
-        from ..datasets import MultiVideoCorruptedDataset
-        MultiVideoCorruptedDataset(
-            DATASETS.build(copy.deepcopy(check_cfg)),
-            [(n, SEVERITIES[0]) for n in job.video_corruptions],
-            **job.video_dataset_args()).store.close()
     if len(dataset) == 0:
         raise RobustDetError(
             f'the test dataset of {job.config} has no images '
@@ -324,6 +316,14 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         raise RobustDetError(
             f'unreadable image {path} ({reason}); {len(bad)} bad image(s) in '
             'the test set; pass --skip-bad-images to skip and record them')
+    if job.video_corruptions:
+        # Index the clips now: frames without a video, clips too short for
+        # a corruption... are refused before anything is evaluated (this
+        # copy is only inspected; it is not read from again).
+        from ..datasets import MultiVideoCorruptedDataset
+        MultiVideoCorruptedDataset(
+            dataset, [(n, SEVERITIES[0]) for n in job.video_corruptions],
+            **job.video_dataset_args()).store.close()
     skipped = sorted({p for p, _ in bad})
     if results['seconds'] and results.get('skipped_images', []) != skipped:
         raise RobustDetError(
