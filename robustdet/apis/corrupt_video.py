@@ -10,38 +10,12 @@ camera motion, dropped when out of frame).
 """
 import copy
 import os.path as osp
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic
-
-
-def _frames_only(dataset_cfg: Dict[str, Any]) -> Dict[str, Any]:
-    """The dataset config with its pipeline cut after the image loading
-    step (frames and instances are all that is written)."""
-    cfg = copy.deepcopy(dataset_cfg)
-    node = cfg
-    while 'pipeline' not in node and isinstance(node.get('dataset'), dict):
-        node = node['dataset']
-    pipeline = node.get('pipeline') or []
-    loaders = [i for i, t in enumerate(pipeline)
-               if str(t.get('type', '')).startswith('LoadImage')]
-    if not loaders:
-        raise RobustDetError(
-            'the test dataset pipeline has no image loading step '
-            f'(LoadImage...): {[t.get("type") for t in pipeline]}')
-    node['pipeline'] = pipeline[:loaders[0] + 1]
-    return cfg
-
-
-def _relative(path: str, root: Optional[str]) -> str:
-    if root:
-        rel = osp.relpath(osp.abspath(path), osp.abspath(root))
-        if not rel.startswith(osp.pardir):
-            return rel
-    return osp.join(*osp.normpath(path).split(osp.sep)[-2:])
 
 
 def write_corrupted_videos(dataset_cfg: Dict[str, Any],
@@ -66,30 +40,36 @@ def write_corrupted_videos(dataset_cfg: Dict[str, Any],
     from mmdet.registry import DATASETS
 
     from ..datasets import VideoCorruptedDataset
-    cfg = _frames_only(dataset_cfg)
+    from ..datasets.video_clips import frame_identity
     written = {}
     for name, severity in cells:
         dataset = VideoCorruptedDataset(
-            DATASETS.build(copy.deepcopy(cfg)), name, severity,
+            DATASETS.build(copy.deepcopy(dataset_cfg)), name, severity,
             **video_args)
-        leaf = dataset._leaves[0]
+        if len(dataset._leaves) != 1:
+            raise RobustDetError(
+                'write one video dataset at a time, not '
+                f'{type(dataset.dataset).__name__} of '
+                f'{len(dataset._leaves)}')
+        leaf, pipeline = dataset._leaves[0], dataset._pipelines[0]
         root = getattr(leaf, 'data_root', None)
         cat_ids = list(getattr(leaf, 'cat_ids', None) or range(
             1, len(dataset.metainfo['classes']) + 1))
         cell_dir = osp.join(out_dir, name, str(severity))
         images: List[dict] = []
         annotations: List[dict] = []
-        count = 0
         for i in range(len(dataset)):
             info = dataset.get_data_info(i)
-            rel = osp.splitext(_relative(info['img_path'], root))[0] + '.png'
+            rel = osp.splitext(frame_identity(info['img_path'],
+                                              [root]))[0] + '.png'
             path = osp.join(cell_dir, rel)
-            sample = dataset[i]
+            # The frame and delivered instances before the rest of the test
+            # pipeline (resizing...).
+            sample = pipeline.load_and_corrupt(info, (name, severity))
             img = sample['img']
             if img.dtype != np.uint8:  # a loader with to_float32
                 img = np.clip(np.rint(img), 0, 255).astype(np.uint8)
             write_bytes_atomic(cv2.imencode('.png', img)[1].tobytes(), path)
-            count += 1
             height, width = sample['img'].shape[:2]
             image_id = info.get('img_id', i)
             images.append(dict(id=image_id, file_name=rel, width=width,
@@ -111,5 +91,5 @@ def write_corrupted_videos(dataset_cfg: Dict[str, Any],
                  categories=categories),
             osp.join(cell_dir, 'annotations.json'))
         dataset.store.close()
-        written[f'{name}/{severity}'] = count
+        written[f'{name}/{severity}'] = len(images)
     return written

@@ -76,6 +76,12 @@ class MultiCellPipeline(Compose):
             samples.append(sample)
         return samples
 
+    def load_and_corrupt(self, data: dict, cell: Cell) -> Optional[dict]:
+        """One cell's sample as the rest of the pipeline would get it:
+        loaded and corrupted (None if a loading step returned None)."""
+        data = _run(self.head, data)
+        return None if data is None else self.corrupt(data, cell)
+
     def corrupt(self, sample: dict, cell: Cell) -> dict:
         """A loaded sample corrupted for a cell (unchanged when clean)."""
         corrupter = self.corrupters[cell]
