@@ -223,9 +223,6 @@ class _VideoCells(WrappedDataset):
                     f"(clip_len={self.clip_len}); pass short_clips='pad' "
                     '(--short-clips pad) to repeat its last frame')
 
-    def get_data_info(self, idx: int) -> dict:
-        return self.dataset.get_data_info(idx)
-
     def corrupted_frame(self, path: str, anchor: Optional[str], cell: Cell,
                         pipeline: VideoCellPipeline
                         ) -> Tuple[np.ndarray, Optional[np.ndarray]]:

@@ -81,16 +81,18 @@ def main():
     from mmdet.registry import DATASETS
     from mmengine.config import Config
 
-    from robustdet.apis.robustness import resolve_grid_corruptions
+    from robustdet.apis.robustness import (is_video_corruption,
+                                           resolve_grid_corruptions)
     from robustdet.utils import register_all_modules
     register_all_modules()
     cfg = Config.fromfile(args.config)
     model = build_model(cfg, args.checkpoint)
     dl = cfg.test_dataloader
-    names = [
-        n for n in resolve_grid_corruptions(args.corruptions)
-        if n not in resolve_grid_corruptions([])
-    ]
+    names = resolve_grid_corruptions(args.corruptions)
+    image = [n for n in names if not is_video_corruption(n)]
+    if image:
+        raise SystemExit(f'{", ".join(image)}: not clip corruptions; this '
+                         'benchmark measures video cells')
     clean = DATASETS.build(copy.deepcopy(dl.dataset))
     num = min(args.frames or len(clean), len(clean))
     print(f'{args.config}: {num} frames, batch {dl.batch_size}, severity '
