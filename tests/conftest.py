@@ -2,6 +2,7 @@
 """Shared fixtures: a small generated demo dataset and demo configs
 pointed at it. Everything is CPU-only and small."""
 import copy
+import hashlib
 import os
 import os.path as osp
 
@@ -14,8 +15,17 @@ FRCNN_DEMO = osp.join(DEMO_CONFIGS,
 MASK_DEMO = osp.join(DEMO_CONFIGS, 'mask-rcnn_r18-c16_fpn-c64_3e_demo-coco.py')
 # Small variant of the demo data used by the tests.
 SMALL_DEMO = dict(seed=0, num_train=8, num_val=4, size=(128, 96))
-# Epochs (of one batch of the 4 val images) for `demo_checkpoint`.
+# Epochs (of one batch of the 4 val images) of `overfit_config`.
 OVERFIT_EPOCHS = 40
+# The weights that recipe gave (fp16, state dict only), and their hash.
+DEMO_CHECKPOINT = osp.join(REPO, 'tests', 'data',
+                           'faster-rcnn_r18-c16_fpn-c64_overfit-demo.pth')
+DEMO_CHECKPOINT_SHA256 = (
+    '88f4e94f673f096492594b90e2dd4a7aefdbd9ad79bb2b1ddde2f8e591e32cad')
+# sha256_tree of the small demo data (all three layouts) that it was
+# trained on; tests/test_demo/test_demo_data.py checks the generator.
+SMALL_DEMO_SHA256 = (
+    '4d64146c6da8486906aee560de59a097966d49ef866aef9a2ff6b9c30d006cdb')
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -73,20 +83,29 @@ def small_cfg_factory(demo_dir, tmp_path):
 
 
 def pytest_configure(config):
-    # Keep torch to the machine's two cores and quiet.
-    os.environ.setdefault('OMP_NUM_THREADS', '2')
+    # Keep torch to the machine's two cores and quiet; with pytest-xdist
+    # (`make test` runs two workers) each worker, and what it starts,
+    # takes one.
+    threads = '1' if os.environ.get('PYTEST_XDIST_WORKER') else '2'
+    os.environ.setdefault('OMP_NUM_THREADS', threads)
+    import torch
+    torch.set_num_threads(int(os.environ['OMP_NUM_THREADS']))
 
 
-@pytest.fixture(scope='session')
-def demo_checkpoint(demo_dir, tmp_path_factory):
-    """A tiny Faster R-CNN overfitted on the small demo val split, so that
-    clean and corrupted scores are non-trivial and differ per cell (a
-    random-weight model scores 0 everywhere, and tests of resume or
-    sharding could not fail). Returns ``(config_path, checkpoint_path)``
-    with the config pointed at the small demo data."""
-    from mmengine.runner import Runner
-    work = tmp_path_factory.mktemp('ckpt')
-    cfg = small_config(FRCNN_DEMO, demo_dir, work)
+def pytest_report_header(config):
+    import torch
+    held_back = os.environ.get('ROBUSTDET_CPU_HELD_BACK') or 'no'
+    return (f'cpu: torch {torch.backends.cpu.get_cpu_capability()}, '
+            f'held back to: {held_back} (tools/dev/held_back_cpu.py)')
+
+
+def overfit_config(demo_dir, work_dir):
+    """The recipe of the committed demo checkpoint (`DEMO_CHECKPOINT`):
+    the tiny Faster R-CNN trained for `OVERFIT_EPOCHS` epochs of one batch
+    on the small demo val split, so that clean and corrupted scores are
+    non-trivial and differ per cell (a random-weight model scores 0
+    everywhere, and tests of resume or sharding could not fail)."""
+    cfg = small_config(FRCNN_DEMO, demo_dir, work_dir)
     train = cfg.train_dataloader.dataset
     train.ann_file = 'annotations/instances_val2017.json'
     train.data_prefix = dict(img='val2017/')
@@ -98,7 +117,44 @@ def demo_checkpoint(demo_dir, tmp_path_factory):
     cfg.default_hooks.checkpoint = dict(
         type='CheckpointHook', interval=OVERFIT_EPOCHS)
     cfg.default_hooks.logger.interval = 10
-    Runner.from_cfg(cfg).train()
+    return cfg
+
+
+def sha256_file(path):
+    """The sha256 hex digest of a file."""
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def sha256_tree(root):
+    """One sha256 over every file below ``root``: relative paths and
+    contents, in sorted order."""
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = osp.join(dirpath, name)
+            digest.update(osp.relpath(path, root).encode() + b'\0')
+            digest.update(sha256_file(path).encode())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope='session')
+def demo_checkpoint(demo_dir, tmp_path_factory):
+    """The committed demo checkpoint and the demo config pointed at the
+    small demo data: ``(config_path, checkpoint_path)``.
+
+    Training is not reproducible across CPU generations (the same seeded
+    run gives other weights with AVX-512 than with AVX2), so the weights
+    are trained once (`tests/data/make_demo_checkpoint.py`) and committed;
+    their hash is checked here, so every machine tests the same model.
+    """
+    found = sha256_file(DEMO_CHECKPOINT)
+    assert found == DEMO_CHECKPOINT_SHA256, (
+        f'{DEMO_CHECKPOINT} has sha256 {found}, expected '
+        f'{DEMO_CHECKPOINT_SHA256}: regenerate it with '
+        'tests/data/make_demo_checkpoint.py and update both')
+    work = tmp_path_factory.mktemp('ckpt')
     config_path = str(work / 'small_demo_config.py')
-    cfg.dump(config_path)
-    return config_path, str(work / f'epoch_{OVERFIT_EPOCHS}.pth')
+    overfit_config(demo_dir, work).dump(config_path)
+    return config_path, DEMO_CHECKPOINT
