@@ -3,14 +3,16 @@
 image corrupted by CorruptImage at its original resolution, resized by the
 pipeline's Resize (OpenCV), preprocessed by the model's own preprocessor.
 
-Measured on the small demo data (4 images of 128x96, Resize to 320x240,
-i.e. x2.5): the resized uint8 images differ by at most 1 grey level and
-about 10-12 % of the values differ at all, for the clean images, fog,
-defocus_blur, saturate with channel order bgr, and gaussian_noise against
-the CPU path with the torch backend (the noises' pixels come from the
-torch generator). The difference is OpenCV's fixed-point bilinear resize
-against torch's float one; the corruptions themselves are within a grey
-level of the fast backend.
+The small demo data has 4 images of 128x96, resized to 320x240 (x2.5).
+The two paths differ by OpenCV's fixed-point bilinear resize against
+torch's float one, at most 1 grey level apart (see ``TOLERANCE``), and by
+the corruption where the CPU path runs the fast backend (within a grey
+level of the torch backend). Measured over 8 seeds and all 19
+corruptions × 5 severities (saturate in both channel orders), the CPU path
+running the torch backend or, but for the noises, the fast one: 3.3-13.7 %
+of the resized values differ (10.1-12.8 % in the five cells tested here),
+by 1 grey level except with frost 3 and 4 from the fast backend (2); the
+same with AVX-512 held back.
 """
 import copy
 
@@ -23,8 +25,38 @@ from robustdet.models import (CorruptingDataPreprocessor,
                               find_corrupting_preprocessor, resize_like_cv2)
 from robustdet.utils import RobustDetError
 
+# Resizes (torch against OpenCV) and corrupts: run again held back.
+pytestmark = pytest.mark.cpu_sensitive
+
 # Grey levels (0-255) the device path may differ by from the CPU path.
+# The resize of one image: OpenCV's INTER_LINEAR on uint8 (resize.cpp,
+# HResizeLinear and VResizeLinear) rounds each weight to 1/2048
+# (INTER_RESIZE_COEF_BITS = 11), the two of an axis still summing to 1,
+# which moves a value by at most 2**-12 * 255 = 0.062 per axis. Its
+# horizontal pass is exact in integers; its vertical pass rounds half up
+# exactly in scalar code, but its vector code (VResizeLinearVec_32s8u)
+# floors twice first (each row value shifted right by 4, each product cut
+# to its high 16 bits), up to (2 + 0.03) / 4 = 0.51 grey levels lower.
+# torch rounds its float32 value (off by < 1e-4) to nearest. Rounding
+# numbers less than 0.125 + 0.51 < 1 apart gives values at most 1 apart.
+# Where both paths run the torch backend (clean, gaussian_noise) the
+# corrupted images are equal, so this is the bound. With the fast backend
+# the corruption may differ by MAX_DIFF too (test_torch_backend), and a
+# bilinear resize (a convex combination) keeps that difference: see
+# `max_diff`. Measured here: fog and saturate give the torch backend's
+# pixels, defocus_blur differs by 1 at 5 values, and all stay within 1
+# (frost 3 and 4 reach 2).
 TOLERANCE = 1
+
+
+def max_diff(corruption, backend):
+    """Grey levels the device path may differ by from the CPU path that
+    corrupts with ``backend``: the resize's `TOLERANCE`, plus the fast
+    backend's difference from the torch one (`MAX_DIFF`)."""
+    if backend == 'torch' or corruption == 'clean':
+        return TOLERANCE
+    from tests.test_corruptions.test_torch_backend import MAX_DIFF
+    return TOLERANCE + MAX_DIFF[corruption]
 
 
 @pytest.fixture(scope='module')
@@ -55,6 +87,11 @@ def _cpu_batch(dataset_cfg, cell, backend='fast', channel_order='rgb'):
     (('fog', 3), 'fast', 'rgb'),
     (('defocus_blur', 3), 'fast', 'rgb'),
     (('saturate', 4), 'fast', 'bgr'),
+    # The same corruptions with the torch backend on the CPU path too: the
+    # corrupted images are then equal and only the resize differs.
+    (('fog', 3), 'torch', 'rgb'),
+    (('defocus_blur', 3), 'torch', 'rgb'),
+    (('saturate', 4), 'torch', 'bgr'),
     # Same seeds, same generator (torch on the CPU): the noise is the CPU
     # path's, pixel for pixel up to the resize.
     (('gaussian_noise', 3), 'torch', 'rgb'),
@@ -76,16 +113,20 @@ def test_equals_cpu_path(setup, cell, backend, channel_order):
         assert a.shape == b.shape and b.dtype == torch.uint8
         diffs.append((a.int() - b.int()).abs().flatten())
     diff = torch.cat(diffs)
-    assert diff.max() <= TOLERANCE
-    assert diff.float().mean() < 0.2
+    assert diff.max() <= max_diff(cell[0], backend)
+    # The fraction of values that differ: at most 13.7 % in the 1,440
+    # batches measured (module docstring), 12.8 % in these five cells.
+    assert diff.float().mean() < 0.15
 
     # The whole preprocessing: normalised, padded, stacked alike.
     expected = original(copy.deepcopy(cpu))
     got = wrapped(copy.deepcopy(batch))
     assert got['inputs'].shape == expected['inputs'].shape
+    # A grey level is 1 / std after normalising; 1e-5 covers the float32
+    # rounding of (x - mean) / std (values under 3: ulp 2.4e-7).
     std = torch.tensor(preprocessor_cfg['std']).min()
     assert (got['inputs'] - expected['inputs']).abs().max() <= \
-        TOLERANCE / std + 1e-5
+        max_diff(cell[0], backend) / std + 1e-5
     for a, b in zip(expected['data_samples'], got['data_samples']):
         meta = dict(b.metainfo)
         meta.pop('img_identity')
@@ -99,8 +140,17 @@ def test_corruption_really_applied(setup):
     clean = wrapped.corrupt_and_resize(copy.deepcopy(batch))['inputs']
     wrapped.set_cell('contrast', 5)
     low = wrapped.corrupt_and_resize(copy.deepcopy(batch))['inputs']
-    assert all(c.float().std() > 4 * lo.float().std()
-               for c, lo in zip(clean, low))
+    # Contrast 5 maps a channel x to 0.05 x + 0.95 m (m its mean at the
+    # original size), truncated to uint8 (up to 1 lower); the resize is
+    # affine and rounds to nearest (0.5), and the clean image compared with
+    # was rounded too (0.5, scaled by 0.05). A channel is then 0.05 times
+    # the clean one, plus a constant, plus an error in (-1.525, 0.525],
+    # whose standard deviation is at most half that range, 1.025 (1.03
+    # with float rounding).
+    for c, lo in zip(clean, low):
+        c, lo = c.flatten(1).double(), lo.flatten(1).double()
+        assert (lo.std(1, correction=0) <=
+                0.05 * c.std(1, correction=0) + 1.03).all()
     # A stacked batch gives the same.
     stacked = dict(batch, inputs=torch.stack(batch['inputs']))
     again = wrapped.corrupt_and_resize(copy.deepcopy(stacked))['inputs']

@@ -16,6 +16,7 @@ import torch
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.evaluation import robustness_summary
 from tests.conftest import REPO
+from tests.tool_process import run_tool
 
 GRID = ['--corruptions', 'gaussian_noise', 'defocus_blur', 'fog',
         '--severities', '0', '1', '3']
@@ -28,8 +29,7 @@ def _cmd(config, ckpt, work_dir, *extra):
 
 
 def _run(config, ckpt, work_dir, *extra):
-    return subprocess.run(_cmd(config, ckpt, work_dir, *extra), cwd=REPO,
-                          capture_output=True, text=True)
+    return run_tool(*_cmd(config, ckpt, work_dir, *extra)[1:], cwd=REPO)
 
 
 def _numbers(results):
@@ -46,12 +46,15 @@ def single_run(demo_checkpoint, tmp_path_factory):
     return work, load_results(str(work / RESULTS_FILE)), proc.stdout
 
 
+@pytest.mark.cpu_sensitive
 def test_results_and_reports(single_run):
     work, results, stdout = single_run
     assert set(results['cells']) == {'gaussian_noise', 'defocus_blur', 'fog'}
     for per_sev in results['cells'].values():
         assert list(per_sev) == ['1', '3']
     clean = results['clean']['coco/bbox_mAP']
+    # A floor that keeps the checks below from being vacuous: the committed
+    # weights measure 0.448 here, on AVX-512, AVX2 and SSE4.2 kernels alike.
     assert clean > 0.2, 'the overfitted detector must score on clean data'
     noisy = [results['cells'][n]['3']['coco/bbox_mAP']
              for n in results['cells']]
@@ -123,9 +126,8 @@ def test_shards_merge_to_single_run(single_run, demo_checkpoint, tmp_path):
     # The report tool merges and regenerates from the JSON alone.
     os.remove(tmp_path / RESULTS_FILE)
     os.remove(tmp_path / 'robustness.md')
-    proc = subprocess.run(
-        [sys.executable, 'tools/robustness_report.py', '--merge',
-         str(tmp_path)], cwd=REPO, capture_output=True, text=True)
+    proc = run_tool('tools/robustness_report.py', '--merge', tmp_path,
+                    cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert _numbers(load_results(str(tmp_path / RESULTS_FILE))) == \
         _numbers(expected)
@@ -137,11 +139,9 @@ def test_compare_runs_side_by_side(single_run, tmp_path):
     other = dict(results, summary={
         k: dict(v, P=0.5) for k, v in results['summary'].items()})
     (tmp_path / 'other.json').write_text(json.dumps(other))
-    proc = subprocess.run(
-        [sys.executable, 'tools/robustness_report.py', '--compare',
-         f'standard={work / RESULTS_FILE}',
-         f'combined={tmp_path / "other.json"}'],
-        cwd=REPO, capture_output=True, text=True)
+    proc = run_tool('tools/robustness_report.py', '--compare',
+                    f'standard={work / RESULTS_FILE}',
+                    f'combined={tmp_path / "other.json"}', cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith('coco/bbox_mAP')
@@ -151,9 +151,8 @@ def test_compare_runs_side_by_side(single_run, tmp_path):
         for c in ('P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur',
                   'mPC_weather', 'mPC_digital', 'mPC_holdout')) + ' |')
     assert lines[5].startswith('| combined | 50.0 | ')
-    bad = subprocess.run(
-        [sys.executable, 'tools/robustness_report.py', '--compare', 'x'],
-        cwd=REPO, capture_output=True, text=True)
+    bad = run_tool('tools/robustness_report.py', '--compare', 'x',
+                   cwd=REPO)
     assert bad.returncode == 2 and 'NAME=JSON' in bad.stderr
 
 
@@ -180,10 +179,8 @@ def _one_line_error(proc, expect):
 ])
 def test_bad_arguments(demo_checkpoint, tmp_path, extra, expect):
     config, ckpt = demo_checkpoint
-    proc = subprocess.run(
-        [sys.executable, 'tools/test_robust.py', config, ckpt, '--work-dir',
-         str(tmp_path / 'w'), *extra], cwd=REPO, capture_output=True,
-        text=True)
+    proc = run_tool('tools/test_robust.py', config, ckpt, '--work-dir',
+                    tmp_path / 'w', *extra, cwd=REPO)
     _one_line_error(proc, expect)
     assert not (tmp_path / 'w').exists()
 
@@ -310,10 +307,8 @@ def test_cells_per_pass_resume_mid_grid(single_run, demo_checkpoint,
 @pytest.mark.parametrize('value', ['0', '-2'])
 def test_cells_per_pass_below_one(demo_checkpoint, tmp_path, value):
     config, ckpt = demo_checkpoint
-    proc = subprocess.run(
-        [sys.executable, 'tools/test_robust.py', config, ckpt, '--work-dir',
-         str(tmp_path / 'w'), '--cells-per-pass', value], cwd=REPO,
-        capture_output=True, text=True)
+    proc = run_tool('tools/test_robust.py', config, ckpt, '--work-dir',
+                    tmp_path / 'w', '--cells-per-pass', value, cwd=REPO)
     _one_line_error(
         proc, f'--cells-per-pass must be an integer >= 1, got {value}')
     assert not (tmp_path / 'w').exists()
@@ -321,19 +316,19 @@ def test_cells_per_pass_below_one(demo_checkpoint, tmp_path, value):
 
 # --backend torch: the dataloader only decodes, the model's data
 # preprocessor corrupts at the original resolution, resizes and normalises
-# (on the model's device: the CPU here, no GPU was available). Against the
-# fast backend (`single_run`) the images differ by at most a grey level
-# (tests/test_models/test_corrupting_preprocessor.py); measured on this
-# grid: clean bbox mAP 0.470 (fast) vs 0.469, AP50 and AP75 equal;
-# defocus_blur/1 0.267 vs 0.270, defocus_blur/3 0.070 vs 0.070.
-def test_torch_backend_close_to_fast(single_run, demo_checkpoint, tmp_path):
+# (on the model's device: the CPU here, no GPU was available). Its scores
+# are not compared with the fast backend's through an AP tolerance: one
+# grey level of resize rounding moves a tiny detector's AP on 4 images by
+# more than any tolerance that could still fail (0.448 vs 0.469 here), and
+# by how much depends on the CPU. The tests below compare what the model
+# is fed instead, and ask for exact equality where there is no resize.
+def test_torch_backend_cli(single_run, demo_checkpoint, tmp_path):
     _, fast, _ = single_run
     config, ckpt = demo_checkpoint
-    proc = subprocess.run(
-        [sys.executable, 'tools/test_robust.py', config, ckpt, '--work-dir',
-         str(tmp_path), '--corruptions', 'defocus_blur', '--severities', '0',
-         '1', '3', '--backend', 'torch', '--cells-per-pass', '2'],
-        cwd=REPO, capture_output=True, text=True)
+    proc = run_tool('tools/test_robust.py', config, ckpt, '--work-dir',
+                    tmp_path, '--corruptions', 'defocus_blur', '--severities',
+                    '0', '1', '3', '--backend', 'torch', '--cells-per-pass',
+                    '2', cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = proc.stdout + proc.stderr
     assert 'cells 1-2/3 (clean, defocus_blur/1)' in log
@@ -343,20 +338,132 @@ def test_torch_backend_close_to_fast(single_run, demo_checkpoint, tmp_path):
     assert results['corruption_device'] == 'cpu'
     assert sorted(results['seconds']) == [
         'clean', 'defocus_blur/1', 'defocus_blur/3']
-    # Predictions are mapped back through the right scale factors (x2.5
-    # here): the clean cell is the CPU path's up to the resize's rounding.
     assert results['clean'].keys() == fast['clean'].keys()
-    for key, value in fast['clean'].items():
-        assert results['clean'][key] == pytest.approx(value, abs=0.005), key
-    assert fast['clean']['coco/bbox_mAP'] > 0.2
-    for sev in ('1', '3'):
-        ours = results['cells']['defocus_blur'][sev]
-        theirs = fast['cells']['defocus_blur'][sev]
-        for key in ('coco/bbox_mAP', 'coco/bbox_mAP_50'):
-            assert ours[key] == pytest.approx(theirs[key], abs=0.02), key
-    # and the corruption is applied.
-    assert results['cells']['defocus_blur']['3']['coco/bbox_mAP'] < \
-        results['clean']['coco/bbox_mAP'] - 0.1
+    assert results['cells']['defocus_blur']['3'].keys() == \
+        fast['cells']['defocus_blur']['3'].keys()
+
+
+class _ModelInputs:
+    """Records what every ``DetDataPreprocessor`` returns, i.e. what the
+    detector is fed (on the torch backend the wrapper's last step is the
+    model's own preprocessor), through torch's global forward hook."""
+
+    def __init__(self):
+        self.outputs = []
+
+    def __enter__(self):
+        from mmdet.models import DetDataPreprocessor
+
+        def hook(module, args, output):
+            if type(module) is DetDataPreprocessor:
+                self.outputs.append(output)
+
+        self._handle = torch.nn.modules.module.register_module_forward_hook(
+            hook)
+        return self
+
+    def __exit__(self, *exc):
+        self._handle.remove()
+
+
+def _run_in_process(config, ckpt, work_dir, backend, corruptions,
+                    severities):
+    """``run_robustness`` as test_robust.py calls it; returns the results
+    and the preprocessed batches, in the order the model saw them."""
+    from mmengine.config import Config
+
+    from robustdet.apis import RobustnessJob, run_robustness
+    job = RobustnessJob(config, ckpt, str(work_dir), corruptions,
+                        severities=severities, backend=backend)
+    with _ModelInputs() as inputs:
+        results = run_robustness(job, Config.fromfile(config))
+    return results, inputs.outputs
+
+
+def _grey_levels(batch, preprocessor):
+    """A preprocessed batch back in (rounded) grey levels: RGB, float
+    ``(B, 3, H, W)`` with the padding at ``-mean / std``."""
+    mean = torch.tensor(preprocessor['mean']).view(1, 3, 1, 1)
+    std = torch.tensor(preprocessor['std']).view(1, 3, 1, 1)
+    return (batch['inputs'] * std + mean).round()
+
+
+META = ('img_id', 'ori_shape', 'img_shape', 'scale_factor', 'pad_shape',
+        'batch_input_shape')
+
+
+def _same_geometry(fast_batch, torch_batch):
+    """Same images, resized to the same shape with the same scale factor
+    (the one the predictions are mapped back with), padded the same."""
+    assert len(fast_batch['data_samples']) == len(
+        torch_batch['data_samples'])
+    for a, b in zip(fast_batch['data_samples'], torch_batch['data_samples']):
+        for key in META:
+            assert a.metainfo[key] == b.metainfo[key], key
+    assert fast_batch['inputs'].shape == torch_batch['inputs'].shape
+
+
+@pytest.mark.cpu_sensitive
+def test_torch_backend_feeds_the_fast_backends_pixels(demo_checkpoint,
+                                                      tmp_path):
+    """Through the whole loop (x2.5 resize): the batches the detector is
+    fed on the torch backend have the fast backend's geometry (the scale
+    factors its predictions are mapped back with included), and their
+    pixels differ by no more than the derived bound: 1 grey level for the
+    clean images (OpenCV's fixed-point bilinear resize against torch's
+    float one), 1 more where the two backends' blurs may differ
+    (`max_diff`, tests/test_models/test_corrupting_preprocessor.py). And
+    the blur is applied: it moves pixels by far more."""
+    from mmengine.config import Config
+
+    from tests.test_models.test_corrupting_preprocessor import max_diff
+    config, ckpt = demo_checkpoint
+    preprocessor = Config.fromfile(config).model.data_preprocessor
+    fed = {}
+    for backend in ('fast', 'torch'):
+        _, fed[backend] = _run_in_process(
+            config, ckpt, tmp_path / backend, backend, ['defocus_blur'],
+            [0, 3])
+    # 2 cells x 2 batches of 2 images, clean first.
+    assert len(fed['fast']) == len(fed['torch']) == 4
+    grey = {b: [_grey_levels(x, preprocessor) for x in fed[b]]
+            for b in fed}
+    bounds = [max_diff('clean', 'fast')] * 2 + \
+        [max_diff('defocus_blur', 'fast')] * 2
+    for i, (a, b) in enumerate(zip(fed['fast'], fed['torch'])):
+        _same_geometry(a, b)
+        diff = (grey['fast'][i] - grey['torch'][i]).abs()
+        assert diff.max() <= bounds[i], i
+    for clean, blurred in zip(grey['torch'][:2], grey['torch'][2:]):
+        assert (clean - blurred).abs().max() > 10 * max(bounds)
+
+
+@pytest.mark.cpu_sensitive
+def test_torch_backend_equals_fast_without_resize(demo_checkpoint,
+                                                  tmp_path):
+    """Where the test pipeline does not resize (scale 1), both backends
+    feed the detector the same tensors, so every clean score is equal:
+    the end-to-end check that the torch path decodes, packs, preprocesses
+    and maps predictions back as the CPU path does."""
+    from mmengine.config import Config
+    config, ckpt = demo_checkpoint
+    cfg = Config.fromfile(config)
+    for step in cfg.test_dataloader.dataset.pipeline:
+        if step['type'] == 'Resize':
+            step['scale'] = (128, 96)
+    config = str(tmp_path / 'no_resize.py')
+    cfg.dump(config)
+    results, fed = {}, {}
+    for backend in ('fast', 'torch'):
+        results[backend], fed[backend] = _run_in_process(
+            config, ckpt, tmp_path / backend, backend, [], [0])
+    assert len(fed['fast']) == len(fed['torch']) == 2
+    for a, b in zip(fed['fast'], fed['torch']):
+        _same_geometry(a, b)
+        assert a['data_samples'][0].metainfo['scale_factor'] == (1.0, 1.0)
+        assert torch.equal(a['inputs'], b['inputs'])
+    assert results['torch']['clean'] == results['fast']['clean']
+    assert results['fast']['clean']['coco/bbox_mAP_50'] > 0
 
 
 def test_torch_backend_refuses_other_pipelines(demo_checkpoint, tmp_path):
