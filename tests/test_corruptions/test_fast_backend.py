@@ -47,6 +47,7 @@ def _diff(name, img, severity, seed=0):
     return np.abs(ref.astype(np.int16) - fast.astype(np.int16))
 
 
+@pytest.mark.cpu_sensitive
 @pytest.mark.parametrize('photo', PHOTOS)
 @pytest.mark.parametrize('name', sorted(MAX_DIFF))
 def test_matches_reference_on_photos(photo, name):
@@ -56,6 +57,7 @@ def test_matches_reference_on_photos(photo, name):
         assert diff.max() <= MAX_DIFF[name], (photo, name, severity)
 
 
+@pytest.mark.cpu_sensitive
 @pytest.mark.parametrize('name', sorted(MAX_DIFF))
 def test_matches_reference_odd_size(name):
     img = _odd(33, 47)
@@ -77,6 +79,7 @@ def large_image():
     return cv2.resize(data.astronaut(), (2048, 1024))
 
 
+@pytest.mark.cpu_sensitive
 @pytest.mark.parametrize('name,severity', LARGE_CASES)
 def test_matches_reference_cityscapes_size(large_image, name, severity):
     diff = _diff(name, large_image, severity, seed=7)
@@ -95,7 +98,10 @@ def _residuals(name, img, severity, seeds, backend):
 @pytest.mark.parametrize('size', ['photo', 'odd'])
 def test_noise_statistics(name, size):
     # About 3 million values per backend: the standard error of the
-    # difference of means is under 0.1 % of the standard deviation.
+    # difference of the means is 0.08 % of the standard deviation (the 1 %
+    # bound is 12 of them), of the standard deviations 0.06-0.09 %, but
+    # 0.31 % for impulse_noise at severity 1, whose residuals are
+    # heavy-tailed (3.2 of them; measured: at most 0.47 of the bound).
     if size == 'photo':
         img, seeds = _photo('astronaut'), range(4)
     else:
@@ -110,6 +116,10 @@ def test_noise_statistics(name, size):
 
 
 def test_impulse_fraction():
+    # 24 seeds × 680,031 values (binomial): the relative standard error of
+    # a fraction at the smallest amount (3 %) is 0.14 %, of the ratio of
+    # two 0.20 %: the 1 % bounds are 7 and 5 of them away (measured: at
+    # most 0.22 % and 0.48 %).
     img = _photo('astronaut')
     inner = (img >= 2) & (img <= 253)  # kept values are neither 0 nor 255
     for severity in SEVERITIES:
@@ -118,7 +128,7 @@ def test_impulse_fraction():
         fractions = {}
         for backend in ('reference', 'fast'):
             hits = total = 0
-            for seed in range(8):
+            for seed in range(24):
                 out = corrupt(img, 'impulse_noise', severity, seed=seed,
                               backend=backend)
                 hits += np.count_nonzero(((out == 0) | (out == 255))[inner])
@@ -142,13 +152,15 @@ def test_noise_is_seeded_and_per_level():
         assert not corrupt(black, name, 5, backend='fast').any()
 
 
+@pytest.mark.cpu_sensitive
 def test_glass_blur_shuffle_is_the_reference_one():
     # Same shuffle, not just the same statistics: a single bright pixel
     # travels to the same place in both.
     img = np.zeros((64, 80, 3), np.uint8)
     img[30:34, 40:44] = 255
     for severity in SEVERITIES:
-        assert _diff('glass_blur', img, severity, seed=11).max() <= 1
+        assert _diff('glass_blur', img, severity,
+                     seed=11).max() <= MAX_DIFF['glass_blur']
 
 
 def test_fast_is_deterministic_across_processes(tmp_path):
@@ -160,12 +172,15 @@ def test_fast_is_deterministic_across_processes(tmp_path):
             'np.save(sys.argv[1], np.stack([corrupt(img, n, 3, seed=9, '
             'backend="fast") for n in ("glass_blur", "gaussian_noise", '
             '"fog", "zoom_blur")]))')
-    outs = []
-    for i in range(2):
-        path = tmp_path / f'{i}.npy'
-        subprocess.run([sys.executable, '-c', code, str(path)], check=True)
-        outs.append(np.load(path))
-    assert np.array_equal(outs[0], outs[1])
+    # Another interpreter (its own hash seed) against this one.
+    path = tmp_path / 'other.npy'
+    subprocess.run([sys.executable, '-c', code, str(path)], check=True)
+    img = data.chelsea()
+    here = np.stack([
+        corrupt(img, n, 3, seed=9, backend='fast')
+        for n in ('glass_blur', 'gaussian_noise', 'fog', 'zoom_blur')
+    ])
+    assert np.array_equal(np.load(path), here)
 
 
 def test_unknown_backend_is_refused():

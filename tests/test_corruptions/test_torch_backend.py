@@ -68,6 +68,7 @@ def _fast(img, name, severity, seed):
     return corrupt(img, name, severity, seed=seed, backend='fast')
 
 
+@pytest.mark.cpu_sensitive
 @pytest.mark.parametrize('name', sorted(MAX_DIFF))
 def test_matches_fast(images, name):
     for severity in SEVERITIES:
@@ -102,9 +103,10 @@ def _residuals(name, imgs, severity, seeds, backend):
 def test_noise_statistics(images, name):
     # 16 seeds × 5 photos × 36,864 values ≈ 2.9 million values per
     # backend: the standard error of the difference of the means is 0.08 %
-    # of the standard deviation (the 1 % bound is 12 of them away), and of
-    # the standard deviations 0.06 % (about 0.25 % for impulse noise,
-    # whose residuals are heavy-tailed).
+    # of the standard deviation (the 1 % bound is 12 of them away), of the
+    # standard deviations 0.06-0.09 %, but 0.31 % for impulse noise at
+    # severity 1, whose residuals are heavy-tailed (3.2 of them; measured:
+    # at most 0.21 of the bound).
     photos = images[:5]
     for severity in SEVERITIES:
         torch_res = _residuals(name, photos, severity, range(16), 'torch')
@@ -115,9 +117,10 @@ def test_noise_statistics(images, name):
 
 
 def test_impulse_fraction():
-    # 24 seeds of a 512×512 photo: about 19 million values, the relative
-    # standard error of the fraction at the smallest amount (3 %) is
-    # 0.13 %.
+    # 24 seeds × 680,031 values (binomial) on each side: the relative
+    # standard error of a fraction at the smallest amount (3 %) is 0.14 %,
+    # of the ratio of two 0.20 %: the 1 % bounds are 7 and 5 of them away
+    # (measured: at most 0.22 % and 0.38 %).
     img = data.astronaut()
     inner = (img >= 2) & (img <= 253)  # kept values are neither 0 nor 255
     batch = torch.from_numpy(img).permute(2, 0, 1)[None].repeat(24, 1, 1, 1)
@@ -147,6 +150,7 @@ def test_noise_is_seeded(images):
         assert not corrupt_batch(black, name, 5, [0])[0].any()
 
 
+@pytest.mark.cpu_sensitive
 @pytest.mark.parametrize('name', CORRUPTION_NAMES)
 def test_batch_equals_one_at_a_time(images, name):
     seeds = [7 + i for i in range(len(images))]
@@ -163,6 +167,7 @@ def test_batch_equals_one_at_a_time(images, name):
         assert torch.equal(out[i].permute(1, 2, 0), together[i])
 
 
+@pytest.mark.cpu_sensitive
 def test_corrupt_api_uses_torch_backend(images, monkeypatch):
     monkeypatch.delenv(torch_backend.DEVICE_ENV, raising=False)
     img = images[0]
@@ -174,25 +179,27 @@ def test_corrupt_api_uses_torch_backend(images, monkeypatch):
     out = corrupt(gray, 'fog', 2, seed=3, backend='torch')
     fast = corrupt(gray, 'fog', 2, seed=3, backend='fast')
     assert out.shape == gray.shape
-    assert np.abs(out.astype(np.int16) - fast).max() <= 1
+    assert np.abs(out.astype(np.int16) - fast).max() <= MAX_DIFF['fog']
     # channel_order and severity 0 go through the common entry point.
     bgr = corrupt(img, 'saturate', 4, backend='torch', channel_order='bgr')
     fast = corrupt(img, 'saturate', 4, backend='fast', channel_order='bgr')
-    assert np.abs(bgr.astype(np.int16) - fast).max() <= 1
+    assert np.abs(bgr.astype(np.int16) - fast).max() <= MAX_DIFF['saturate']
     np.testing.assert_array_equal(corrupt(img, 'fog', 0, backend='torch'),
                                   img)
 
 
+@pytest.mark.cpu_sensitive
 def test_bgr_channel_order(images):
     img = images[0]
     out = corrupt_batch([img], 'frost', 3, [4], channel_order='bgr')[0]
     fast = corrupt(img, 'frost', 3, seed=4, backend='fast',
                    channel_order='bgr')
-    assert np.abs(out.numpy().astype(np.int16) - fast).max() <= 1
+    assert np.abs(out.numpy().astype(np.int16) -
+                  fast).max() <= MAX_DIFF['frost']
     batch = torch.from_numpy(img).permute(2, 0, 1)[None]
     out = corrupt_batch(batch, 'frost', 3, [4], channel_order='bgr')
     assert np.abs(out[0].permute(1, 2, 0).numpy().astype(np.int16) -
-                  fast).max() <= 1
+                  fast).max() <= MAX_DIFF['frost']
     with pytest.raises(RobustDetError, match="order 'rbg'"):
         corrupt_batch([img], 'frost', 3, [4], channel_order='rbg')
 
@@ -225,6 +232,7 @@ def test_device_from_environment(images, monkeypatch):
         corrupt(images[0], 'fog', 1, backend='torch')
 
 
+@pytest.mark.cpu_sensitive
 def test_convolutions_in_full_float32(images, monkeypatch):
     # cuDNN would convolve float32 in TF32 by default; the backend asks
     # for IEEE float32 while it runs and restores the process-wide flags.
@@ -271,6 +279,7 @@ def test_every_corruption_has_a_torch_implementation():
     assert sorted(torch_backend._FUNCS) == sorted(CORRUPTION_NAMES)
 
 
+@pytest.mark.cpu_sensitive
 def test_zoom_blur_edge_sample_scipy_leaves_black():
     # At 400×600, severity 4, one zoom's last column falls just outside
     # the crop through float rounding; scipy (and so the reference and the
@@ -278,4 +287,5 @@ def test_zoom_blur_edge_sample_scipy_leaves_black():
     img = data.coffee()
     fast = corrupt(img, 'zoom_blur', 4, backend='fast')
     out = corrupt_batch([img], 'zoom_blur', 4, [0], device='cpu')[0]
-    assert np.abs(out.numpy().astype(np.int16) - fast).max() <= 1
+    assert np.abs(out.numpy().astype(np.int16) -
+                  fast).max() <= MAX_DIFF['zoom_blur']

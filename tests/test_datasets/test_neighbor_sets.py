@@ -72,7 +72,11 @@ def test_objects_move_between_frames(video_demo):
     last = [b for (img, _), b in boxes.items() if img == 9]
     assert len(first) == len(last)
     moved = np.abs(np.array(first) - np.array(last)).max()
-    assert 0 < moved < 20  # small natural changes, not jumps
+    # Small natural changes, not jumps: over 8 frames a drift of <= 0.96
+    # px a frame moves <= 7.68 px; turning <= 0.24 rad and scaling by
+    # <= 1.003 ** 8 move a vertex (radius <= 12 px) <= 3.17 px more; the
+    # 2-decimal rounding 0.01: < 11 (measured 4.45).
+    assert 0 < moved < 11
 
 
 @pytest.mark.parametrize('fmt', ['coco', 'vid_xml'])
@@ -98,9 +102,11 @@ def test_dataset_in_both_formats(video_demo, fmt):
             for a in coco['annotations']
             if a['image_id'] == by_name[info['frame_key']])
         got = sorted(x['bbox'] for x in info['instances'])
-        # XML stores integer pixel coordinates.
-        tol = 0.51 if fmt == 'vid_xml' else 1e-9
-        np.testing.assert_allclose(got, want, atol=tol)
+        # XML stores coordinates rounded to whole pixels (0.5), the json
+        # x + w is x2 to one float64 ulp (1e-12 covers it); the coco format
+        # computes the same x + w from the same json: exact.
+        tol = 0.5 + 1e-12 if fmt == 'vid_xml' else 0
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol)
         assert info['frame_labels'] == sorted(
             {x['bbox_label'] for x in info['instances']})
     item = ds[0]
@@ -166,7 +172,7 @@ def test_builder_seeded_windows_and_rejections():
     assert len(a) == 8
     for anchor, ns in a.items():
         f = int(anchor[-11:-5])
-        assert 5 <= f <= 34  # whole window inside the video
+        assert 5 <= f <= 34  # exact: whole window inside the video
         offsets = [int(n[-11:-5]) - f for n in ns]
         assert sorted(map(abs, offsets)) == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
     anchors = sorted(a)

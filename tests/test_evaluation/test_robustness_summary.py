@@ -24,22 +24,24 @@ def test_full_grid_arithmetic():
     clean = {'m/a': 0.4, 'm/b': 0.8}
     summary = robustness_summary(clean, _full_grid())
     # mean over i = 0..14 of 0.01 i is 0.07; mean over s of 0.001 s = 0.003
+    # Means of at most 75 float64 values (and their ratios to P): the
+    # rounding is below 75 * 2**-53 < 1e-14 relative, hence rel=1e-12.
     assert summary['m/a']['P'] == 0.4
-    assert summary['m/a']['mPC'] == pytest.approx(0.073)
-    assert summary['m/a']['rPC'] == pytest.approx(0.073 / 0.4)
-    assert summary['m/b']['mPC'] == pytest.approx(0.5)
-    assert summary['m/b']['rPC'] == pytest.approx(0.5 / 0.8)
+    assert summary['m/a']['mPC'] == pytest.approx(0.073, rel=1e-12)
+    assert summary['m/a']['rPC'] == pytest.approx(0.073 / 0.4, rel=1e-12)
+    assert summary['m/b']['mPC'] == pytest.approx(0.5, rel=1e-12)
+    assert summary['m/b']['rPC'] == pytest.approx(0.5 / 0.8, rel=1e-12)
     # Hold-out cells never enter mPC.
-    assert summary['m/a']['mPC_holdout'] == pytest.approx(0.9)
+    assert summary['m/a']['mPC_holdout'] == pytest.approx(0.9, rel=1e-12)
     # noise = indices 0, 1, 2 -> mean 0.01 + 0.003
-    assert summary['m/a']['mPC_noise'] == pytest.approx(0.013)
+    assert summary['m/a']['mPC_noise'] == pytest.approx(0.013, rel=1e-12)
     # digital = indices 11..14 -> mean 0.125 + 0.003
-    assert summary['m/a']['mPC_digital'] == pytest.approx(0.128)
+    assert summary['m/a']['mPC_digital'] == pytest.approx(0.128, rel=1e-12)
     groups = [summary['m/a'][f'mPC_{g}']
               for g in ('noise', 'blur', 'weather', 'digital')]
     sizes = [3, 4, 4, 4]
     assert sum(g * n for g, n in zip(groups, sizes)) / 15 == pytest.approx(
-        summary['m/a']['mPC'])
+        summary['m/a']['mPC'], rel=1e-12)
     assert grid_coverage(_full_grid()) == dict(
         benchmark=[75, 75], holdout=[20, 20], complete=True, missing=[])
 
@@ -48,9 +50,10 @@ def test_ratio_of_means_not_mean_of_ratios():
     clean = {'m': 0.5}
     cells = {'fog': {'1': {'m': 0.1}, '2': {'m': 0.3}}}
     s = robustness_summary(clean, cells)['m']
-    assert s['mPC'] == pytest.approx(0.2)
-    assert s['rPC'] == pytest.approx(0.4)
-    assert s['mPC_weather'] == pytest.approx(0.2)
+    # (0.1 + 0.3) / 2 and its ratio to 0.5: float64 rounding, rel=1e-12.
+    assert s['mPC'] == pytest.approx(0.2, rel=1e-12)
+    assert s['rPC'] == pytest.approx(0.4, rel=1e-12)
+    assert s['mPC_weather'] == pytest.approx(0.2, rel=1e-12)
     assert s['mPC_noise'] is None and s['mPC_holdout'] is None
 
 
@@ -75,4 +78,4 @@ def test_undefined_values_are_left_out():
              'snow': {'1': {'m': -1.0}}}
     s = robustness_summary({'m': -1.0}, cells)['m']
     assert s['P'] is None and s['rPC'] is None
-    assert s['mPC'] == pytest.approx(0.3)
+    assert s['mPC'] == 0.3  # the mean of one value: exact

@@ -21,11 +21,13 @@ def _cells():
 def test_hand_computed_row():
     row = video_summary({'m': 0.5}, _cells())['m']
     assert row['P'] == 0.5
-    assert row['mPC_video'] == pytest.approx(1.7 / 5)
-    assert row['rPC_video'] == pytest.approx(0.68)
-    assert row['mPC_codec'] == pytest.approx(0.35)
-    assert row['mPC_transmission'] == pytest.approx(0.2)
-    assert row['mPC_temporal'] == pytest.approx(0.4)
+    # All values here are means of a few float64 numbers and their ratios
+    # to P: float64 rounding, a few ulps, so rel=1e-12.
+    assert row['mPC_video'] == pytest.approx(1.7 / 5, rel=1e-12)
+    assert row['rPC_video'] == pytest.approx(0.68, rel=1e-12)
+    assert row['mPC_codec'] == pytest.approx(0.35, rel=1e-12)
+    assert row['mPC_transmission'] == pytest.approx(0.2, rel=1e-12)
+    assert row['mPC_temporal'] == pytest.approx(0.4, rel=1e-12)
     for family in ('blur', 'weather', 'camera'):
         assert row[f'mPC_{family}'] is None
     expect_a = dict(codec=0.85, transmission=0.7, temporal=0.9, spatial=0.8,
@@ -35,13 +37,14 @@ def test_hand_computed_row():
     assert set(row['gamma_a']) == set(FAMILIES) | {'spatial', 'temporal',
                                                    'all'}
     for key, value in expect_a.items():
-        assert row['gamma_a'][key] == pytest.approx(value), key
+        assert row['gamma_a'][key] == pytest.approx(value, rel=1e-12), key
     for key, value in expect_r.items():
-        assert row['gamma_r'][key] == pytest.approx(value), key
+        assert row['gamma_r'][key] == pytest.approx(value, rel=1e-12), key
     assert row['gamma_a']['camera'] is None
     assert row['gamma_r']['blur'] is None
     # γr averaged over all cells is rPC (a mean of P_c,s / P).
-    assert row['gamma_r']['all'] == pytest.approx(row['rPC_video'])
+    assert row['gamma_r']['all'] == pytest.approx(row['rPC_video'],
+                                                  rel=1e-12)
 
 
 def test_spatial_and_temporal_split_every_family():
@@ -53,14 +56,15 @@ def test_spatial_and_temporal_split_every_family():
         for c in CLIP_CORRUPTIONS
     }
     row = video_summary({'m': 0.5}, cells)['m']
-    assert row['gamma_a']['spatial'] == pytest.approx(0.6)
-    assert row['gamma_a']['temporal'] == pytest.approx(0.8)
-    assert row['gamma_r']['spatial'] == pytest.approx(0.2)
+    # Means of at most 19 float64 values: rounding < 1e-14 relative.
+    assert row['gamma_a']['spatial'] == pytest.approx(0.6, rel=1e-12)
+    assert row['gamma_a']['temporal'] == pytest.approx(0.8, rel=1e-12)
+    assert row['gamma_r']['spatial'] == pytest.approx(0.2, rel=1e-12)
     n_temporal = sum(c.family in TEMPORAL_FAMILIES for c in CLIP_CORRUPTIONS)
     n = len(CLIP_CORRUPTIONS)
     mpc = (0.3 * n_temporal + 0.1 * (n - n_temporal)) / n
-    assert row['mPC_video'] == pytest.approx(mpc)
-    assert row['gamma_a']['all'] == pytest.approx(1 - (0.5 - mpc))
+    assert row['mPC_video'] == pytest.approx(mpc, rel=1e-12)
+    assert row['gamma_a']['all'] == pytest.approx(1 - (0.5 - mpc), rel=1e-12)
 
 
 def test_undefined_and_missing_cells_are_left_out():
@@ -69,12 +73,14 @@ def test_undefined_and_missing_cells_are_left_out():
         'static_rotation': {'1': {'m': -1.0}},
     }
     row = video_summary({'m': 0.4}, cells)['m']
-    assert row['mPC_video'] == pytest.approx(0.2)
-    assert row['mPC_weather'] == pytest.approx(0.2)
+    # One defined cell: its mean is the value itself, exactly; γ is float64
+    # rounding of a subtraction and a division (rel=1e-12).
+    assert row['mPC_video'] == 0.2
+    assert row['mPC_weather'] == 0.2
     assert row['mPC_camera'] is None
     assert row['gamma_a']['camera'] is None
-    assert row['gamma_a']['spatial'] == pytest.approx(0.8)
-    assert row['gamma_r']['all'] == pytest.approx(0.5)
+    assert row['gamma_a']['spatial'] == pytest.approx(0.8, rel=1e-12)
+    assert row['gamma_r']['all'] == pytest.approx(0.5, rel=1e-12)
     assert row['gamma_a']['temporal'] is None
 
 
@@ -82,7 +88,7 @@ def test_zero_or_undefined_clean():
     cells = {'h264_crf': {'1': {'m': 0.0}}}
     row = video_summary({'m': 0.0}, cells)['m']
     assert row['mPC_video'] == 0.0 and row['rPC_video'] is None
-    assert row['gamma_a']['all'] == pytest.approx(1.0)
+    assert row['gamma_a']['all'] == 1.0  # 1 - (0 - 0), exact in floats
     assert all(v is None for v in row['gamma_r'].values())
     row = video_summary({'m': -1.0}, cells)['m']
     assert row['P'] is None and row['rPC_video'] is None

@@ -14,6 +14,9 @@ from robustdet.models.roi_align import (FastRoIAlign, _kernel_applies,
                                         use_fast_roi_align)
 from tests.conftest import FRCNN_DEMO, MASK_DEMO
 
+# Equality with mmcv's kernel, through detectors: run again held back.
+pytestmark = pytest.mark.cpu_sensitive
+
 
 def random_rois(gen, num, num_images, height, width):
     """Boxes in image pixels: mostly inside, some across or beyond the

@@ -60,6 +60,8 @@ def test_shape_dtype_odd_size(name):
     assert res.frames.dtype == np.uint8
     assert res.source_index.shape == (8, )
     assert res.transforms is None
+    # Still the clip, damaged: an unrelated uniform noise clip scores 7.8
+    # dB (10 log10 6); measured 11.6 (packet_loss) to 21.7 (bit_errors).
     assert psnr(res.frames, clip) > 8
 
 

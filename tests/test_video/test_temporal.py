@@ -67,7 +67,7 @@ def test_displacement_grows(name):
     for param in c.params:
         idx = c.fn(clip, param, 7).source_index
         disp.append(np.mean(np.abs(idx - np.arange(64))))
-    assert disp[0] > 0
+    assert disp[0] > 0  # frame indices: exact (measured >= 0.11)
     if name == 'box_jumbling':
         # displacement ~ T / 3 at any severity; cuts grow instead
         cuts = []
@@ -88,6 +88,8 @@ def test_psnr_decreases(name):
         clip = _clip()
     psnr = [_psnr(c.fn(clip, p, 1).frames, clip) for p in c.params]
     assert all(a >= b for a, b in zip(psnr, psnr[1:])), psnr
+    # An untouched clip scores infinity; severity 5 measures 11.3 dB
+    # (temporal_blur) and 21.8 dB (rain)
     assert psnr[-1] < 40
 
 
@@ -139,7 +141,7 @@ def test_rain_falls():
     res = TABLE['rain'].fn(clip, TABLE['rain'].params[4], 2)
     np.testing.assert_array_equal(res.source_index, np.arange(4))
     assert not np.array_equal(res.frames[0], res.frames[1])
-    assert res.frames.max() > 100
+    assert res.frames.max() > 100  # streaks on black (measured 189)
     np.testing.assert_array_equal(clip, 0)  # input untouched
 
 

@@ -38,7 +38,7 @@ model on the **worst** frame among the anchor and its neighbours with
 * **Error vs offset** (:func:`error_vs_offset`): the paper's figure 5 as
   table data.
 
-Equality with pycocotools (to 1e-9, tested against ``COCOeval``) rests on
+Equality with pycocotools (to 1e-12, tested against ``COCOeval``) rests on
 the same IoU arithmetic, the same greedy matching and the same tie orders:
 detections of an image are sorted by score with a stable sort, so ties keep
 the order of the predictions file; across images (pm-k sets) ties are
