@@ -1,8 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 import os
 import shutil
-import subprocess
-import sys
 
 import cv2
 import numpy as np
@@ -12,6 +10,7 @@ from robustdet.apis.corrupt_dataset import corrupt_tree, list_images
 from robustdet.datasets import CorruptImage
 from robustdet.utils import RobustDetError
 from tests.conftest import REPO
+from tests.tool_process import run_tool
 
 
 @pytest.fixture
@@ -84,16 +83,14 @@ def test_bad_directories(tree, tmp_path, case):
 def test_bad_image_cli(tree, tmp_path):
     victim = tree / 'more' / 'extra.jpg'
     victim.write_bytes(victim.read_bytes()[:200])
-    cmd = [sys.executable, 'tools/corrupt_dataset.py', str(tree / 'more'),
+    cmd = ['tools/corrupt_dataset.py', str(tree / 'more'),
            str(tmp_path / 'out'), '--corruptions', 'fog', '--severities', '1']
-    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    proc = run_tool(*cmd, cwd=REPO)
     assert proc.returncode == 2
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith('error: unreadable image') and str(victim) in last
-    proc = subprocess.run(cmd + ['--skip-bad-images'], cwd=REPO,
-                          capture_output=True, text=True)
+    proc = run_tool(*cmd, '--skip-bad-images', cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert f'skipped {victim}' in proc.stdout
-    proc = subprocess.run(cmd[:4] + ['--corruptions', 'fgo'], cwd=REPO,
-                          capture_output=True, text=True)
+    proc = run_tool(*cmd[:3], '--corruptions', 'fgo', cwd=REPO)
     assert proc.returncode == 2 and "unknown corruption 'fgo'" in proc.stderr

@@ -3,8 +3,6 @@
 test_robust.py scores, on disk."""
 import json
 import os.path as osp
-import subprocess
-import sys
 
 import mmcv
 import numpy as np
@@ -16,6 +14,7 @@ from robustdet.apis.corrupt_video import write_corrupted_videos
 from robustdet.datasets import VideoCorruptedDataset
 from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO, replace_data_root
+from tests.tool_process import run_tool
 
 VIDEO_CONFIG = osp.join(REPO, 'configs', 'demo',
                         'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid.py')
@@ -64,15 +63,16 @@ def test_written_frames_are_the_scored_ones(video_cfg, tmp_path):
                      if a['image_id'] == image['id']]
             want = sample['data_samples'].gt_instances.bboxes.tensor.numpy()
             got = np.array([[x, y, x + w, y + h] for x, y, w, h in boxes])
-            np.testing.assert_allclose(got.reshape(-1, 4), want, atol=1e-4)
+            # want is the float64 box rounded to float32 (half an ulp, 2 **
+            # -24 relative); x + w is x2 to one float64 ulp
+            np.testing.assert_allclose(got.reshape(-1, 4), want,
+                                       rtol=2**-23, atol=0)
 
 
 def test_image_corruptions_are_refused(video_cfg, tmp_path):
     _, path = video_cfg
-    proc = subprocess.run(
-        [sys.executable, 'tools/corrupt_video_dataset.py', path,
-         str(tmp_path / 'o'), '--corruptions', 'fog', 'h264_crf'],
-        cwd=REPO, capture_output=True, text=True)
+    proc = run_tool('tools/corrupt_video_dataset.py', path, tmp_path / 'o',
+                    '--corruptions', 'fog', 'h264_crf', cwd=REPO)
     assert proc.returncode == 2
     last = proc.stderr.strip().splitlines()[-1]
     assert 'fog: image corruptions are written by' in last

@@ -3,13 +3,13 @@
 import importlib.util
 import json
 import os.path as osp
-import subprocess
 import sys
 
 import pytest
 
 from tests.conftest import REPO
 from tests.test_evaluation.test_pmk import random_dataset
+from tests.tool_process import run_tool
 
 
 def _write(tmp_path, sets, gt, preds):
@@ -22,8 +22,7 @@ def _write(tmp_path, sets, gt, preds):
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, 'tools/eval_pmk.py', *args],
-                          cwd=REPO, capture_output=True, text=True)
+    return run_tool('tools/eval_pmk.py', *args, cwd=REPO)
 
 
 def test_report_and_one_line_errors(tmp_path):

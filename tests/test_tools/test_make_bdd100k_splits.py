@@ -5,7 +5,6 @@ import importlib.util
 import json
 import os
 import os.path as osp
-import subprocess
 import sys
 
 import pytest
@@ -15,6 +14,7 @@ from robustdet.apis.bdd100k_splits import (make_bdd100k_splits, sample_names,
 from robustdet.datasets import write_coco_annotations
 from robustdet.utils import RobustDetError
 from tests.conftest import REPO
+from tests.tool_process import run_tool
 
 # Val frames per weather and per time of day (each weather's frames cycle
 # through the times of day).
@@ -188,11 +188,8 @@ def test_tool_writes_lists_coco_and_summary(labels, tmp_path, monkeypatch,
 
 def test_cli_one_line_error(labels, tmp_path):
     out = tmp_path / 'out'
-    proc = subprocess.run([
-        sys.executable, 'tools/make_bdd100k_splits.py', labels['paths']['val'],
-        '--out-dir',
-        str(out), '--time-size', '1000'
-    ], cwd=REPO, capture_output=True, text=True)
+    proc = run_tool('tools/make_bdd100k_splits.py', labels['paths']['val'],
+                    '--out-dir', out, '--time-size', '1000', cwd=REPO)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr

@@ -3,18 +3,16 @@
 and its one-line errors."""
 import json
 import os.path as osp
-import subprocess
-import sys
 
 from robustdet.demo.styles import write_style_images
 from tests.conftest import REPO
+from tests.tool_process import run_tool
 
 TOOL = osp.join(REPO, 'tools', 'stylize_dataset.py')
 
 
 def run(*args):
-    return subprocess.run([sys.executable, TOOL, *args], cwd=REPO,
-                          capture_output=True, text=True)
+    return run_tool(TOOL, *args, cwd=REPO)
 
 
 def test_cli_voc_and_errors(demo_dir, tmp_path):

@@ -3,8 +3,6 @@
 the small synthetic video neighbour sets."""
 import json
 import os.path as osp
-import subprocess
-import sys
 
 import mmdet
 import pytest
@@ -13,6 +11,7 @@ from mmengine.config import Config
 
 from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO, replace_data_root
+from tests.tool_process import run_tool
 
 PMK_CONFIG = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py')
@@ -34,10 +33,8 @@ def pmk_setup(demo_checkpoint, tmp_path_factory):
 
 
 def _test_pmk(config, ckpt, out, *extra):
-    proc = subprocess.run(
-        [sys.executable, 'tools/test_pmk.py', config, ckpt, '--k', '3',
-         '--work-dir', str(out), *extra], cwd=REPO, capture_output=True,
-        text=True)
+    proc = run_tool('tools/test_pmk.py', config, ckpt, '--k', '3',
+                    '--work-dir', out, *extra, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc, json.loads((out / 'pmk.json').read_text())
 
@@ -57,8 +54,8 @@ def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
     assert set(report['worst_frames']['3']) == set(
         json.load(open(work / 'vid' / 'metadata' / 'pmsets.json')))
     for k in ('1', '2', '3'):
-        assert report['delta'][k] == pytest.approx(report['map']['0'] -
-                                                   report['map'][k])
+        # exact: the same one float64 subtraction
+        assert report['delta'][k] == report['map']['0'] - report['map'][k]
         # Each anchor's worst frame is a member of its own set.
         for anchor, frame in report['worst_frames'][k].items():
             assert osp.dirname(frame) == osp.dirname(anchor)
@@ -68,6 +65,7 @@ def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
     assert '| k | mAP50' in proc.stdout
 
 
+@pytest.mark.cpu_sensitive
 def test_test_pmk_under_a_codec(pmk_setup, clean_pmk, tmp_path):
     """Each set's frames come from one clip around its anchor, corrupted
     once; the worst frames are still members of their sets."""
@@ -80,12 +78,13 @@ def test_test_pmk_under_a_codec(pmk_setup, clean_pmk, tmp_path):
         return {k: v for k, v in counts.items() if k != 'predictions'}
 
     assert sets(report['counts']) == sets(clean['counts'])
+    # The codec costs mAP50 0.619 -> 0.181 at k = 0 (measured): far more
+    # than the last bits of the convolutions.
     assert report['map'] != clean['map']
     assert set(report['worst_frames']['3']) == set(clean['worst_frames']['3'])
-    proc = subprocess.run(
-        [sys.executable, 'tools/test_pmk.py', config, ckpt, '--work-dir',
-         str(tmp_path / 'bad'), '--video-corruption', 'h264_crf',
-         '--clip-len', '5'], cwd=REPO, capture_output=True, text=True)
+    proc = run_tool('tools/test_pmk.py', config, ckpt, '--work-dir',
+                    tmp_path / 'bad', '--video-corruption', 'h264_crf',
+                    '--clip-len', '5', cwd=REPO)
     assert proc.returncode == 2
     assert 'does not reach it' in proc.stderr.strip().splitlines()[-1]
 
@@ -100,10 +99,8 @@ def test_metric_through_mmdet_tools_test(pmk_setup, tmp_path):
     torch.save({'state_dict': load_checkpoint_file(ckpt)['state_dict']},
                plain)
     mim = osp.join(osp.dirname(mmdet.__file__), '.mim')
-    proc = subprocess.run(
-        [sys.executable, osp.join(mim, 'tools', 'test.py'), config, plain,
-         '--work-dir', str(tmp_path / 'w')], cwd=REPO, capture_output=True,
-        text=True)
+    proc = run_tool(osp.join(mim, 'tools', 'test.py'), config, plain,
+                    '--work-dir', tmp_path / 'w', cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
     assert 'pmk/mAP_k0' in out and 'pmk/acc_k10' in out
@@ -114,9 +111,7 @@ def test_test_pmk_needs_neighbour_sets(tmp_path):
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py')
     ckpt = tmp_path / 'c.pth'
     torch.save({'state_dict': {}}, str(ckpt))
-    proc = subprocess.run(
-        [sys.executable, 'tools/test_pmk.py', config, str(ckpt)], cwd=REPO,
-        capture_output=True, text=True)
+    proc = run_tool('tools/test_pmk.py', config, ckpt, cwd=REPO)
     assert proc.returncode == 2
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith('error:') and 'NeighborSetDataset' in last

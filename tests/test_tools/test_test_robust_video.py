@@ -3,8 +3,6 @@
 small synthetic CocoVID dataset: results with γa / γr, the delivered
 ground truth for camera motion, passes that mix image and video cells, and
 one-line errors."""
-import subprocess
-import sys
 
 import pytest
 from mmengine.config import Config
@@ -12,6 +10,7 @@ from mmengine.config import Config
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO
+from tests.tool_process import run_tool
 
 GRID = ['--corruptions', 'fog', 'h264_crf', 'translation', '--severities',
         '0', '2', '--clip-len', '4']
@@ -43,10 +42,8 @@ IN_PROCESS = ['--cfg-options', 'test_dataloader.num_workers=0',
 
 
 def _run(config, ckpt, work_dir, *extra, grid=GRID):
-    return subprocess.run(
-        [sys.executable, 'tools/test_robust.py', config, ckpt, '--work-dir',
-         str(work_dir), *grid, *extra],
-        cwd=REPO, capture_output=True, text=True)
+    return run_tool('tools/test_robust.py', config, ckpt, '--work-dir',
+                    work_dir, *grid, *extra, cwd=REPO)
 
 
 @pytest.fixture(scope='module')
@@ -57,6 +54,7 @@ def one_pass(video_config, tmp_path_factory):
     return work, load_results(str(work / RESULTS_FILE)), proc.stdout
 
 
+@pytest.mark.cpu_sensitive
 def test_video_cells_results_and_reports(one_pass):
     work, results, stdout = one_pass
     assert list(results['cells']) == ['fog', 'h264_crf', 'translation']
@@ -66,14 +64,17 @@ def test_video_cells_results_and_reports(one_pass):
     assert results['video_clips'] == dict(clip_len=4, clip_mode='auto',
                                           short_clips='error')
     clean = results['clean']['coco/bbox_mAP']
+    # The committed demo weights measure 0.172 here: 0.07 of margin for
+    # the last bits of the convolutions on other CPUs.
     assert clean > 0.1, 'the demo detector must score on the video frames'
     row = results['video_summary']['coco/bbox_mAP']
     cells = [results['cells'][n]['2']['coco/bbox_mAP']
              for n in ('h264_crf', 'translation')]
-    assert row['mPC_video'] == pytest.approx(sum(cells) / 2)
-    assert row['gamma_a']['codec'] == pytest.approx(1 - (clean - cells[0]))
-    assert row['gamma_r']['camera'] == pytest.approx(
-        1 - (clean - cells[1]) / clean)
+    # exact: the same float64 operations on the same (json round-tripped)
+    # values; one cell per family
+    assert row['mPC_video'] == sum(cells) / 2
+    assert row['gamma_a']['codec'] == 1 - (clean - cells[0])
+    assert row['gamma_r']['camera'] == 1 - (clean - cells[1]) / clean
     assert row['gamma_a']['temporal'] is None
     assert results['video_coverage']['video'] == [2, 95]
     md = (work / 'robustness.md').read_text()

@@ -4,22 +4,20 @@ of the small demo data, with the overfitted demo detector."""
 import json
 import os.path as osp
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from robustdet.apis.shift import RESULTS_FILE
 from robustdet.demo.foggy import write_foggy_cityscapes
 from tests.conftest import REPO, small_config
+from tests.tool_process import run_tool
 
 FOGGY_DEMO = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
 
 
 def run(*args):
-    return subprocess.run([sys.executable, 'tools/test_shift.py', *args],
-                          cwd=REPO, capture_output=True, text=True)
+    return run_tool('tools/test_shift.py', *args, cwd=REPO)
 
 
 @pytest.fixture(scope='module')
@@ -33,6 +31,7 @@ def foggy_setup(demo_dir, demo_checkpoint, tmp_path_factory):
     return config, demo_checkpoint[1], root
 
 
+@pytest.mark.cpu_sensitive
 def test_foggy_cityscapes_end_to_end(foggy_setup, tmp_path):
     config, ckpt, _ = foggy_setup
     work = tmp_path / 'work'
@@ -44,11 +43,14 @@ def test_foggy_cityscapes_end_to_end(foggy_setup, tmp_path):
                                        'beta=0.02']
     row = results['summary']['coco/bbox_mAP']
     clean = results['splits']['clean']['coco/bbox_mAP']
+    # The committed demo weights measure 0.353 here: 0.15 of margin for
+    # the last bits of the convolutions on other CPUs.
     assert row['P'] == clean > 0.2
-    # Denser fog costs the detector more.
+    # Denser fog costs the detector more (measured 0.123, 0.23 below).
     assert row['splits']['beta=0.02'] < clean
     for split, value in row['splits'].items():
-        assert row['rPC'][split] == pytest.approx(value / clean)
+        # exact: the same one float64 division
+        assert row['rPC'][split] == value / clean
     for name in ('shift.md', 'shift.csv', 'shift_coco_bbox_mAP.png'):
         assert osp.getsize(work / name) > 0
     md = (work / 'shift.md').read_text()
@@ -75,10 +77,8 @@ def test_clean_split_equals_a_plain_test(foggy_setup, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     shifted = json.loads((work / RESULTS_FILE).read_text())
     assert list(shifted['splits']) == ['clean']
-    plain = subprocess.run(
-        [sys.executable, 'tools/test.py', config, ckpt, '--work-dir',
-         str(tmp_path / 'plain')],
-        cwd=REPO, capture_output=True, text=True)
+    plain = run_tool('tools/test.py', config, ckpt, '--work-dir',
+                     tmp_path / 'plain', cwd=REPO)
     assert plain.returncode == 0, plain.stderr[-3000:]
     assert f"{shifted['splits']['clean']['coco/bbox_mAP']:.4f}" in (
         plain.stdout + plain.stderr)
