@@ -4,7 +4,7 @@ STAMP := .venv/.robustdet-installed
 DEMO_DIR := data/demo
 DEMO_WORK := work_dirs/demo
 
-.PHONY: install demo test lint format clean-demo
+.PHONY: install demo test test-held-back lint format clean-demo
 
 install: $(STAMP)
 
@@ -21,8 +21,22 @@ format: $(STAMP)
 	$(PY) -m isort .
 	$(PY) -m ruff check --fix .
 
+# The suite (two pytest-xdist workers: the test machines have 2 cores),
+# then its CPU-sensitive tests (they train, resize or convolve) again with
+# the CPU held back a generation (AVX-512 to AVX2, AVX2 to SSE4.2) in
+# torch, numpy, OpenCV and numba: a result that depends on the CPU fails
+# on the machine that made it.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS)
+HELD_BACK := $(PY) tools/dev/held_back_cpu.py --
+
 test: lint
-	$(PY) -m pytest -q tests
+	$(PYTEST) tests
+	$(HELD_BACK) $(PYTEST) -m cpu_sensitive tests
+
+# The whole suite held back a generation (what an older CPU computes).
+test-held-back: $(STAMP)
+	$(HELD_BACK) $(PYTEST) tests
 
 demo: $(STAMP)
 	$(PY) tools/demo.py --data-dir $(DEMO_DIR) --work-dir $(DEMO_WORK)
