@@ -40,7 +40,7 @@ setup(
     'video-frame neighbour sets and video corruptions',
     long_description=readme(),
     long_description_content_type='text/markdown',
-    packages=find_packages(exclude=('configs', 'tools', 'tests', 'data')),
+    packages=find_packages(include=('robustdet', 'robustdet.*')),
     include_package_data=True,
     python_requires='>=3.8',
     license='Apache License 2.0',
