@@ -31,11 +31,17 @@ The settings, for ``AVX2`` / ``SSE4.2``:
   machine are given: it warns on stderr for any other;
 * numba: ``NUMBA_CPU_NAME`` ``haswell`` / ``nehalem`` and
   ``NUMBA_CPU_FEATURES`` with the host's features less those above the
-  level.
+  level (turned off last: in LLVM a feature such as ``sha512`` implies
+  AVX2 and would turn it back on);
+* libjpeg-turbo (Pillow's): ``JSIMD_FORCESSE2=1`` for ``SSE4.2`` (it has
+  no AVX-512 code).
 
-FFmpeg and its codecs (PyAV) choose their kernels at run time too, with no
-setting to hold them back; their vector kernels are held to the C ones'
-output bit for bit by their own tests (checkasm).
+``tests/test_utils/test_held_back_cpu.py`` checks in a process started
+with these settings what torch's ATen, oneDNN, numpy, OpenBLAS, OpenCV and
+numba then compute with; MKL's and libjpeg-turbo's settings are not read
+back. FFmpeg and its codecs (PyAV) choose their kernels at run time too,
+with no setting to hold them back; their vector kernels are held to the C
+ones' output bit for bit by their own tests (checkasm).
 
 ``ROBUSTDET_CPU_HELD_BACK`` is set to the level (``AVX2``, ``SSE4.2``, or
 empty when nothing is held back), so that the suite checks that the
@@ -43,7 +49,7 @@ settings took effect (``tests/test_utils/test_held_back_cpu.py``).
 
 Example:
     python tools/dev/held_back_cpu.py -- python -m pytest -m cpu_sensitive
-    python tools/dev/held_back_cpu.py --print
+    eval "$(python tools/dev/held_back_cpu.py --print)"
 """
 import argparse
 import os
@@ -56,14 +62,15 @@ FLAG = 'ROBUSTDET_CPU_HELD_BACK'
 # cv2.checkHardwareSupport ids (CV_CPU_*).
 CV_FP16, CV_AVX, CV_AVX2, CV_FMA3, CV_AVX_512F = 9, 10, 11, 12, 13
 
-# Per level: torch's, oneDNN's, MKL's, OpenBLAS's and numba's name for it.
+# Per level: torch's, oneDNN's, MKL's, OpenBLAS's and numba's name for it,
+# and other variables.
 LEVELS = {
     'AVX2':
     dict(aten='avx2', onednn='AVX2', mkl='AVX2', openblas='Haswell',
-         numba='haswell'),
+         numba='haswell', extra={}),
     'SSE4.2':
     dict(aten='default', onednn='SSE41', mkl='SSE4_2', openblas='Nehalem',
-         numba='nehalem'),
+         numba='nehalem', extra=dict(JSIMD_FORCESSE2='1')),
 }
 
 
@@ -78,14 +85,17 @@ def _above_sse42(name: str) -> bool:
     lower = name.lower().replace('-', '_')
     return (_avx512(name) or lower.startswith(('avx', 'amx', 'fma'))
             or lower in ('f16c', 'fp16', 'vaes', 'vpclmulqdq', 'xop',
-                         'x86_v3'))
+                         'x86_v3', 'sha512', 'sm3', 'sm4'))
 
 
 ABOVE = {'AVX2': _avx512, 'SSE4.2': _above_sse42}
 
 
 def _numpy_features():
-    from numpy._core import _multiarray_umath as umath
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
     return umath.__cpu_dispatch__, umath.__cpu_features__
 
 
@@ -152,23 +162,29 @@ def opencv_names(level: str) -> List[str]:
 def numba_features(level: str) -> str:
     """The host's LLVM features with every one above ``level`` off.
 
+    The features turned off come last: LLVM reads the list in order, and
+    turning on a feature turns on those it implies.
+
     Args:
         level (str): ``'AVX2'`` or ``'SSE4.2'``.
 
     Returns:
-        str: For example ``'+avx2,+fma,-avx512f,...'``.
+        str: For example ``'+avx2,+fma,...,-avx512f,...'``.
     """
     from llvmlite import binding
     feats = binding.get_host_cpu_features()
-    return ','.join(('-' if ABOVE[level](name) else '+' if on else '-') +
-                    name for name, on in sorted(feats.items()))
+    on = [f'+{n}' for n, has in sorted(feats.items())
+          if has and not ABOVE[level](n)]
+    off = [f'-{n}' for n, has in sorted(feats.items())
+           if not has or ABOVE[level](n)]
+    return ','.join(on + off)
 
 
-# Every variable held_back_env() sets.
+# Every variable held_back_env() may set.
 VARIABLES = (FLAG, 'ATEN_CPU_CAPABILITY', 'ONEDNN_MAX_CPU_ISA',
              'MKL_ENABLE_INSTRUCTIONS', 'NPY_DISABLE_CPU_FEATURES',
              'OPENBLAS_CORETYPE', 'OPENCV_CPU_DISABLE', 'NUMBA_CPU_NAME',
-             'NUMBA_CPU_FEATURES')
+             'NUMBA_CPU_FEATURES', 'JSIMD_FORCESSE2')
 
 
 def held_back_env() -> Dict[str, str]:
@@ -185,12 +201,13 @@ def held_back_env() -> Dict[str, str]:
         nothing to hold back.
     """
     if os.environ.get(FLAG):
-        return {key: os.environ.get(key, '') for key in VARIABLES}
+        return {key: os.environ[key] for key in VARIABLES
+                if key in os.environ}
     level = machine_level()
     if not level:
         return {FLAG: ''}
     names = LEVELS[level]
-    return {
+    env = {
         FLAG: level,
         'ATEN_CPU_CAPABILITY': names['aten'],
         'ONEDNN_MAX_CPU_ISA': names['onednn'],
@@ -198,9 +215,14 @@ def held_back_env() -> Dict[str, str]:
         'NPY_DISABLE_CPU_FEATURES': ' '.join(numpy_targets(level)),
         'OPENBLAS_CORETYPE': names['openblas'],
         'OPENCV_CPU_DISABLE': ','.join(opencv_names(level)),
-        'NUMBA_CPU_NAME': names['numba'],
-        'NUMBA_CPU_FEATURES': numba_features(level),
+        **names['extra'],
     }
+    try:
+        env['NUMBA_CPU_FEATURES'] = numba_features(level)
+        env['NUMBA_CPU_NAME'] = names['numba']
+    except ImportError:  # no numba (llvmlite) installed
+        pass
+    return env
 
 
 def main() -> int:
@@ -210,14 +232,14 @@ def main() -> int:
         'numba (see the module docstring).')
     parser.add_argument(
         '--print', action='store_true',
-        help='print the variables as shell assignments and exit')
+        help='print the variables as shell exports (for eval) and exit')
     parser.add_argument('command', nargs=argparse.REMAINDER,
                         help='the command, after --')
     args = parser.parse_args()
     env = held_back_env()
     if args.print:
         for key, value in env.items():
-            print(f'{key}={shlex.quote(value)}')
+            print(f'export {key}={shlex.quote(value)}')
         return 0
     command = args.command[1:] if args.command[:1] == ['--'] else \
         args.command
@@ -228,7 +250,12 @@ def main() -> int:
               file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execvpe(command[0], command, {**os.environ, **env})
+    try:
+        os.execvpe(command[0], command, {**os.environ, **env})
+    except OSError as e:
+        print(f'error: cannot run {command[0]}: {e.strerror}',
+              file=sys.stderr)
+        return 127
 
 
 if __name__ == '__main__':
