@@ -12,12 +12,20 @@ so that what its own children write is caught too) and runs the tool as
 its own exit status, files and memory, so one-line errors, exit codes and
 what a run writes are tested as in a subprocess.
 
-What it does not give, and where tests keep `subprocess`: a fresh
-interpreter (the hash seed and environment variables that modules read
-when imported are the forkserver's), and a process to send signals to
-mid-run.
+The child starts as ``python TOOL`` would: the start method of
+``multiprocessing`` unset, ``sys.path`` the interpreter's own (not
+pytest's) with the tool's folder first. Warnings raised while the
+preloaded modules were imported are not shown again; a fresh interpreter
+shows none of them (``tests/test_utils/test_tool_process.py``). What it
+does not give, and where tests keep `subprocess`: a fresh interpreter (the
+hash seed and environment variables that modules read when imported are
+the forkserver's), and a process to send signals to mid-run. An uncaught
+exception's traceback is preceded by a line naming the process, and
+``atexit`` functions run before it is printed.
 """
 import atexit
+import functools
+import json
 import multiprocessing
 import os
 import os.path as osp
@@ -25,7 +33,7 @@ import runpy
 import subprocess
 import sys
 import tempfile
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 # Imported once in the forkserver (everything the tools import at the top
 # and most of what they import later).
@@ -44,16 +52,35 @@ def _forkserver():
     return _context
 
 
+@functools.lru_cache(maxsize=None)
+def _interpreter_path(pythonpath: Optional[str]) -> List[str]:
+    """``sys.path`` of ``python TOOL`` but for its first entry (the tool's
+    folder), with this ``PYTHONPATH``."""
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    if pythonpath is not None:
+        env['PYTHONPATH'] = pythonpath
+    code = 'import json, sys; print(json.dumps(sys.path))'
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
+                         text=True, check=True, env=env, cwd='/').stdout
+    return json.loads(out)[1:]
+
+
 def _child(script: str, args: Sequence[str], cwd: str, env: Dict[str, str],
-           out_path: str, err_path: str) -> None:
-    for fd, path in ((1, out_path), (2, err_path)):
-        with open(path, 'wb') as f:
+           path: List[str], out_path: str, err_path: str) -> None:
+    for fd, name in ((1, out_path), (2, err_path)):
+        with open(name, 'wb') as f:
             os.dup2(f.fileno(), fd)
+    # As in a fresh interpreter: no start method chosen yet.
+    multiprocessing.set_start_method(None, force=True)
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
     sys.argv = [script, *args]
-    sys.path[0] = osp.dirname(osp.abspath(script))
+    sys.path[:] = [osp.dirname(osp.abspath(script)), *path]
+    # The test suite's own modules (this one came along to run the child)
+    # are not importable by `python TOOL`.
+    for name in [n for n in sys.modules if n.split('.')[0] == 'tests']:
+        del sys.modules[name]
     try:
         runpy.run_path(script, run_name='__main__')
     finally:
@@ -86,19 +113,29 @@ def run_tool(script: str, *args: str, cwd: Optional[str] = None,
     cwd = os.getcwd() if cwd is None else str(cwd)
     env = dict(os.environ if env is None else env)
     args = [str(a) for a in args]
+    path = _interpreter_path(env.get('PYTHONPATH'))
     with tempfile.TemporaryDirectory() as tmp:
         out, err = osp.join(tmp, 'stdout'), osp.join(tmp, 'stderr')
         proc = _forkserver().Process(
-            target=_child, args=(script, args, cwd, env, out, err))
+            target=_child, args=(script, args, cwd, env, path, out, err))
         proc.start()
-        proc.join(timeout)
-        if proc.exitcode is None:
-            proc.kill()
-            proc.join()
-            raise subprocess.TimeoutExpired([script, *args], timeout)
-        with open(out, encoding='utf-8', errors='replace') as f:
-            stdout = f.read()
-        with open(err, encoding='utf-8', errors='replace') as f:
-            stderr = f.read()
+        try:
+            proc.join(timeout)
+            if proc.exitcode is None:
+                raise subprocess.TimeoutExpired([script, *args], timeout)
+        finally:
+            # As subprocess.run: a timeout, or an interrupted test, kills.
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        stdout, stderr = (_read(out), _read(err))
     return subprocess.CompletedProcess([sys.executable, script, *args],
                                        proc.exitcode, stdout, stderr)
+
+
+def _read(path: str) -> str:
+    """A captured stream ('' if the child died before opening it)."""
+    if not osp.exists(path):
+        return ''
+    with open(path, encoding='utf-8', errors='replace') as f:
+        return f.read()

@@ -1,0 +1,82 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""tests/tool_process.py runs a tool as ``python TOOL ARGS`` does: same
+exit status, streams, working directory, environment, ``sys.path`` and
+start method, compared here with real interpreters."""
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.tool_process import PRELOAD, run_tool
+
+REPORT = """
+import importlib.util, json, multiprocessing, os, sys
+os.system('echo from-a-child-process 1>&2')
+print(json.dumps(dict(
+    argv=sys.argv[1:], cwd=os.getcwd(), env=os.environ.get('TOOL_TEST'),
+    path0=sys.path[0], tests=importlib.util.find_spec('tests') is not None,
+    start_method=multiprocessing.get_start_method(allow_none=True))))
+"""
+
+
+def _both(script, *args, **kwargs):
+    """The forked run and the real interpreter's."""
+    forked = run_tool(script, *args, **kwargs)
+    real = subprocess.run([sys.executable, script, *args], capture_output=True,
+                          text=True, **kwargs)
+    return forked, real
+
+
+def test_runs_like_a_fresh_interpreter(tmp_path):
+    script = tmp_path / 'report.py'
+    script.write_text(REPORT)
+    env = {'TOOL_TEST': 'yes', 'PATH': '/usr/bin:/bin'}
+    forked, real = _both(str(script), 'a b', '--x', cwd=str(tmp_path),
+                         env=env)
+    assert forked.returncode == real.returncode == 0
+    assert forked.stdout == real.stdout
+    assert forked.stderr == real.stderr == 'from-a-child-process\n'
+    got = json.loads(forked.stdout)
+    assert got == dict(argv=['a b', '--x'], cwd=str(tmp_path), env='yes',
+                       path0=str(tmp_path), tests=False, start_method=None)
+
+
+@pytest.mark.parametrize('body, status', [
+    ('pass', 0),
+    ('import sys; sys.exit(3)', 3),
+    ('import sys; sys.exit("one line")', 1),
+    ('raise ValueError("a bug")', 1),
+    ('import sys; print("out"); sys.stdout.flush(); sys.exit(0)', 0),
+])
+def test_exit_status_and_streams(tmp_path, body, status):
+    script = tmp_path / 'tool.py'
+    script.write_text(body + '\n')
+    forked, real = _both(str(script))
+    assert forked.returncode == real.returncode == status
+    assert forked.stdout == real.stdout
+    # The last line of stderr (the message, or the exception) is the same;
+    # a traceback has one more line before it naming the process.
+    assert forked.stderr.strip().splitlines()[-1:] == \
+        real.stderr.strip().splitlines()[-1:]
+
+
+def test_timeout_kills_the_run(tmp_path):
+    script = tmp_path / 'slow.py'
+    script.write_text('import time\ntime.sleep(60)\n')
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_tool(str(script), timeout=1)
+    assert time.monotonic() - start < 30
+
+
+def test_preloaded_imports_print_nothing():
+    """What the forkserver imports prints nothing in a fresh interpreter,
+    so forked runs hide no import-time warning from the tests that read
+    stderr."""
+    proc = subprocess.run(
+        [sys.executable, '-c', f'import {", ".join(PRELOAD)}'],
+        capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert proc.stderr == '' and proc.stdout == ''
