@@ -83,11 +83,16 @@ def small_cfg_factory(demo_dir, tmp_path):
 
 
 def pytest_configure(config):
-    # Keep torch to the machine's two cores and quiet; with pytest-xdist
-    # (`make test` runs two workers) each worker, and what it starts,
-    # takes one.
-    threads = '1' if os.environ.get('PYTEST_XDIST_WORKER') else '2'
-    os.environ.setdefault('OMP_NUM_THREADS', threads)
+    # Keep torch to the machine's two cores: two threads in one process,
+    # one in each of pytest-xdist's workers (`make test` runs two) and what
+    # it starts. The xdist controller runs no test and sets nothing, so
+    # that its workers do not inherit its setting; a user's is kept.
+    if os.environ.get('PYTEST_XDIST_WORKER'):
+        os.environ.setdefault('OMP_NUM_THREADS', '1')
+    elif not config.getoption('numprocesses', None):
+        os.environ.setdefault('OMP_NUM_THREADS', '2')
+    else:
+        return
     import torch
     torch.set_num_threads(int(os.environ['OMP_NUM_THREADS']))
 
