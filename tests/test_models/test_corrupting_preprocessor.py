@@ -114,9 +114,11 @@ def test_equals_cpu_path(setup, cell, backend, channel_order):
         diffs.append((a.int() - b.int()).abs().flatten())
     diff = torch.cat(diffs)
     assert diff.max() <= max_diff(cell[0], backend)
-    # The fraction of values that differ: at most 13.7 % in the 1,440
-    # batches measured (module docstring), 12.8 % in these five cells.
-    assert diff.float().mean() < 0.15
+    # Rounding alone leaves most values equal (3.3-13.7 % differ in the
+    # 1,440 batches of the module docstring); a path that truncated instead
+    # of rounding would differ in about half of them (44 % for a photo
+    # resized x2.5 the same way: the fractional parts spread over [0, 1)).
+    assert (diff > 0).float().mean() < 0.25
 
     # The whole preprocessing: normalised, padded, stacked alike.
     expected = original(copy.deepcopy(cpu))

@@ -323,6 +323,22 @@ def test_out_of_memory_splits_batches_then_falls_back_to_cpu(
             assert (out - plain[key]).abs().max() < 0.5 / 255
             diff = to_uint8(out).astype(int) - to_uint8(plain[key])
             assert np.abs(diff).max() <= 1
+    # and each result is written to its own image's file: every file is
+    # nearest to the plain run's file of the same name.
+    folder = 'train2017'
+    names = sorted(os.listdir(tmp_path / 'plain' / folder))
+    written = {
+        (run, name): cv2.imread(str(tmp_path / run / folder / name)).astype(
+            int)
+        for run in runs for name in names
+    }
+    for run in ('tight', 'roomy'):
+        assert sorted(os.listdir(tmp_path / run / folder)) == names
+        for name in names:
+            nearest = min(
+                names, key=lambda other: np.abs(
+                    written[run, name] - written['plain', other]).mean())
+            assert nearest == name, (run, name)
 
 
 def test_bad_inputs(demo_dir, styles, tmp_path):

@@ -45,6 +45,7 @@ def clean_pmk(pmk_setup):
     return _test_pmk(config, ckpt, work / 'out')
 
 
+@pytest.mark.cpu_sensitive
 def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
     _, _, work = pmk_setup
     out = work / 'out'
@@ -89,6 +90,7 @@ def test_test_pmk_under_a_codec(pmk_setup, clean_pmk, tmp_path):
     assert 'does not reach it' in proc.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.cpu_sensitive
 def test_metric_through_mmdet_tools_test(pmk_setup, tmp_path):
     """The plain mmdet path: its own tools/test.py with the config's
     PMKMetric. mmdet's loader uses torch's weights-only default, so the

@@ -65,6 +65,7 @@ def test_foggy_cityscapes_end_to_end(foggy_setup, tmp_path):
     assert '[shift]' not in again.stdout + again.stderr
 
 
+@pytest.mark.cpu_sensitive
 def test_clean_split_equals_a_plain_test(foggy_setup, tmp_path):
     """The reference split is the config's own clean test set: the same
     metrics as a plain test run of the config (FoggyCityscapesDataset
