@@ -19,7 +19,7 @@ a seeded hash of each image, so reruns give the same pairs; an interrupted
 run resumes. ``stylize_manifest.json`` and ``style_assignments.csv``
 record the settings, the weights and which style went where.
 """
-from robustdet.utils.cli import ArgumentParser, cli_entry
+from robustdet.utils.cli import ArgumentParser, add_launcher_args, cli_entry
 
 
 def parse_args(argv=None):
@@ -92,6 +92,7 @@ def parse_args(argv=None):
         help="robustdet's generated demo weights instead of the trained "
         'ones (a colour and contrast transfer; for machines without the '
         'release files)')
+    add_launcher_args(parser)
     return parser.parse_args(argv)
 
 
@@ -125,6 +126,8 @@ def build_layout(args):
 def main():
     args = parse_args()
     from robustdet.stylize import StylizeJob, run_stylize
+    from robustdet.utils.cli import init_launcher
+    init_launcher(args)
     model = None
     weights = {}
     if args.generated_weights:

@@ -6,7 +6,7 @@ out)."""
 import json
 
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
-                                 default_work_dir, load_config)
+                                 default_work_dir, init_launcher, load_config)
 
 
 def parse_args(argv=None):
@@ -23,6 +23,8 @@ def parse_args(argv=None):
 @cli_entry
 def main():
     args = parse_args()
+    from mmengine.dist import is_main_process
+
     from robustdet.apis.testing import build_test_runner
     from robustdet.utils import load_checkpoint_file, register_all_modules
     from robustdet.utils.io import dump_json_atomic
@@ -33,11 +35,14 @@ def main():
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
     # Read the checkpoint before building anything expensive.
     ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
+    init_launcher(args, cfg, files=[args.checkpoint])
     work_dir = (args.work_dir or cfg.get('work_dir')
                 or default_work_dir(args.config))
     runner = build_test_runner(cfg, args.checkpoint, work_dir,
                                args.launcher, loaded=ckpt)
     metrics = runner.test()
+    if not is_main_process():
+        return
     print(json.dumps(metrics, indent=2, sort_keys=True))
     if args.out:
         dump_json_atomic(metrics, args.out)

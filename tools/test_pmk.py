@@ -23,8 +23,8 @@ same config gives pm-k under every clip corruption and severity.
 import os.path as osp
 
 from robustdet.utils.cli import (ArgumentParser, add_pmk_args, add_runner_args,
-                                 cli_entry, default_work_dir, load_config,
-                                 pmk_ks)
+                                 cli_entry, default_work_dir, init_launcher,
+                                 load_config, pmk_ks)
 from robustdet.utils.errors import RobustDetError
 
 
@@ -103,6 +103,7 @@ def main():
         vid_iou=args.vid_iou,
         out_dir=work_dir)
     ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
+    init_launcher(args, cfg, files=[args.checkpoint])
     runner = build_test_runner(cfg, args.checkpoint, work_dir,
                                args.launcher, loaded=ckpt)
     runner.test()

@@ -30,7 +30,7 @@ from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
                                    SELECTIONS, SEVERITIES, check_severity)
 from robustdet.utils.cli import (ArgumentParser, add_runner_args,
                                  add_video_clip_args, check_file, cli_entry,
-                                 default_work_dir, load_config)
+                                 default_work_dir, init_launcher, load_config)
 
 
 def parse_args(argv=None):
@@ -137,6 +137,7 @@ def main():
         args.config,
         args.cfg_options,
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
+    init_launcher(args, cfg, files=[args.checkpoint])
     work_dir = args.work_dir or default_work_dir(args.config, 'robustness')
     job = RobustnessJob(
         config=args.config,

@@ -18,7 +18,8 @@ split, the value and rPC of every split.
 import os.path as osp
 
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
-                                 cli_entry, default_work_dir, load_config)
+                                 cli_entry, default_work_dir, init_launcher,
+                                 load_config)
 
 
 def parse_args(argv=None):
@@ -65,6 +66,7 @@ def main():
         args.config,
         args.cfg_options,
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
+    init_launcher(args, cfg, files=[args.checkpoint])
     work_dir = args.work_dir or default_work_dir(
         args.config, f'shift-{args.benchmark}')
     job = ShiftJob(

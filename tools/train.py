@@ -4,7 +4,7 @@
 errors for bad input."""
 
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
-                                 default_work_dir, load_config)
+                                 default_work_dir, init_launcher, load_config)
 
 
 def parse_args(argv=None):
@@ -30,7 +30,7 @@ def main():
         args.config,
         args.cfg_options,
         require=('train_dataloader', 'train_cfg', 'optim_wrapper'))
-    cfg.launcher = args.launcher
+    init_launcher(args, cfg)
     cfg.work_dir = (args.work_dir or cfg.get('work_dir')
                     or default_work_dir(args.config))
     if args.resume:

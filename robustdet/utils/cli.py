@@ -4,8 +4,9 @@ import argparse
 import functools
 import os
 import sys
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Tuple
 
+from .dist import DEFAULT_DIST_TIMEOUT, LAUNCHERS
 from .errors import RobustDetError
 
 
@@ -21,8 +22,8 @@ class ArgumentParser(argparse.ArgumentParser):
 def add_runner_args(parser: argparse.ArgumentParser,
                     checkpoint: bool = True) -> None:
     """Add the arguments every runner tool shares: ``--cfg-options``,
-    ``--launcher``, ``--local-rank`` and, for tools that read a checkpoint,
-    ``--unsafe-load``.
+    ``--launcher``, ``--dist-timeout``, ``--local-rank`` and, for tools
+    that read a checkpoint, ``--unsafe-load``.
 
     Args:
         parser (argparse.ArgumentParser): The tool's parser.
@@ -40,12 +41,84 @@ def add_runner_args(parser: argparse.ArgumentParser,
         nargs='+',
         action=DictAction,
         help='override config settings, xxx=yyy format')
+    add_launcher_args(parser)
+
+
+def add_launcher_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--launcher``, ``--dist-timeout`` and ``--local-rank`` (read
+    by :func:`init_launcher`).
+
+    Args:
+        parser (argparse.ArgumentParser): The tool's parser.
+    """
     parser.add_argument(
         '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        choices=list(LAUNCHERS),
         default='none',
-        help='job launcher')
+        help='job launcher: none (one process), pytorch (torchrun), slurm '
+        '(srun) or mpi (mpirun); see tools/dist_*.sh and tools/slurm_*.sh')
+    parser.add_argument(
+        '--dist-timeout',
+        type=float,
+        default=None,
+        metavar='SECONDS',
+        help='with a launcher: how long a rank waits for the others before '
+        'the job stops (default: env_cfg.dist_cfg.timeout, else '
+        f'{DEFAULT_DIST_TIMEOUT})')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+
+
+def init_launcher(args: argparse.Namespace,
+                  cfg: Any = None,
+                  files: Sequence[str] = ()) -> Tuple[int, int]:
+    """Join the launched job's processes before the tool builds a Runner
+    (:func:`robustdet.utils.dist.init_distributed`), set the config for a
+    launched Runner (:func:`robustdet.utils.dist.prepare_runner_cfg`), and
+    refuse ranks started with other arguments, another config or other
+    ``files`` (:func:`robustdet.utils.dist.check_same_job`). The standard
+    output of ranks other than 0 is discarded.
+
+    Args:
+        args (argparse.Namespace): The tool's arguments, with ``launcher``
+            and ``dist_timeout`` (:func:`add_runner_args`).
+        cfg (mmengine.Config, optional): The tool's config (modified),
+            if it has one.
+        files (Sequence[str]): Files every rank must read alike (the
+            checkpoint), compared by their sha256.
+
+    Returns:
+        tuple[int, int]: This process's rank and the world size.
+    """
+    import hashlib
+    import json
+
+    from .dist import check_same_job, init_distributed, prepare_runner_cfg
+    dist_cfg = {}
+    if cfg is not None:
+        dist_cfg = (cfg.get('env_cfg') or {}).get('dist_cfg') or {}
+    asked = (getattr(args, 'cfg_options', None)
+             or {}).get('env_cfg.dist_cfg.backend')
+    rank, world_size = init_distributed(args.launcher, dist_cfg,
+                                        args.dist_timeout, asked)
+    if cfg is not None:
+        prepare_runner_cfg(cfg, args.launcher)
+    if rank != 0:
+        # Output comes from rank 0 only (what pycocotools prints on every
+        # rank included); errors and warnings still reach stderr.
+        sys.stdout = open(os.devnull, 'w')
+    if world_size > 1:
+        job = {k: v for k, v in vars(args).items() if k != 'local_rank'}
+        if cfg is not None:
+            text = json.dumps(cfg.to_dict(), sort_keys=True, default=repr)
+            job['config_sha256'] = hashlib.sha256(text.encode()).hexdigest()
+        for path in files:
+            digest = hashlib.sha256()
+            with open(path, 'rb') as f:
+                for block in iter(lambda: f.read(1 << 22), b''):
+                    digest.update(block)
+            job[f'sha256 of {path}'] = digest.hexdigest()
+        check_same_job(job)
+    return rank, world_size
 
 
 def default_work_dir(config: str, *parts: str) -> str:
@@ -115,7 +188,9 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
     """Wrap a tool's ``main`` so user errors become one line on stderr.
 
     :class:`RobustDetError` prints ``error: <message>`` and exits with
-    status 2; Ctrl-C exits with status 130. Anything else keeps its
+    status 2; a failed collective operation of a launched job (a rank
+    stopped, or did not answer in time) prints which rank and exits with
+    status 3; Ctrl-C exits with status 130. Anything else keeps its
     traceback, since it is a bug.
 
     Args:
@@ -136,6 +211,12 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
         except KeyboardInterrupt:
             print('interrupted', file=sys.stderr)
             sys.exit(130)
+        except RuntimeError as e:
+            from .dist import describe_failure, is_distributed_failure
+            if not is_distributed_failure(e):
+                raise
+            print(f'error: {describe_failure(e)}', file=sys.stderr)
+            sys.exit(3)
         sys.exit(status or 0)
 
     return wrapper

@@ -1,0 +1,102 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""robustdet.utils.dist without a process group: where a rank stands
+under each launcher, the backend, the runner config of a launched job and
+bad launches. Started jobs: tests/test_tools/test_test_robust_dist.py."""
+import pytest
+import torch
+from mmengine.config import Config
+
+from robustdet.utils import RobustDetError
+from robustdet.utils.dist import (check_same_job, choose_backend,
+                                  init_distributed, job_digest, launcher_env,
+                                  prepare_runner_cfg)
+
+TORCHRUN = dict(RANK='1', WORLD_SIZE='2', LOCAL_RANK='1',
+                MASTER_ADDR='10.0.0.1', MASTER_PORT='29600')
+
+
+def test_torchrun_environment():
+    assert launcher_env('pytorch', TORCHRUN) == dict(
+        rank=1, world_size=2, local_rank=1, master_addr='10.0.0.1',
+        master_port='29600')
+    for name in TORCHRUN:
+        env = {k: v for k, v in TORCHRUN.items() if k != name}
+        with pytest.raises(RobustDetError,
+                           match=f'needs the environment variable {name},'
+                           ' which is not set: start it with torchrun'):
+            launcher_env('pytorch', env)
+    with pytest.raises(RobustDetError, match=r'rank 2 is not in \[0, 2\)'):
+        launcher_env('pytorch', dict(TORCHRUN, RANK='2'))
+    with pytest.raises(RobustDetError, match="RANK='x' is not an integer"):
+        launcher_env('pytorch', dict(TORCHRUN, RANK='x'))
+
+
+def test_slurm_and_mpi_environments():
+    slurm = dict(SLURM_PROCID='3', SLURM_NTASKS='8', SLURM_LOCALID='3',
+                 MASTER_ADDR='node1')
+    assert launcher_env('slurm', slurm) == dict(
+        rank=3, world_size=8, local_rank=3, master_addr='node1',
+        master_port='29500')
+    with pytest.raises(RobustDetError, match='SLURM_NODELIST'):
+        launcher_env('slurm', {k: v for k, v in slurm.items()
+                               if k != 'MASTER_ADDR'})
+    mpi = dict(OMPI_COMM_WORLD_RANK='0', OMPI_COMM_WORLD_SIZE='4',
+               OMPI_COMM_WORLD_LOCAL_RANK='0', MASTER_ADDR='h',
+               MASTER_PORT='1234')
+    assert launcher_env('mpi', mpi)['master_port'] == '1234'
+    with pytest.raises(RobustDetError, match='mpi needs .* MASTER_ADDR'):
+        launcher_env('mpi', {k: v for k, v in mpi.items()
+                             if k != 'MASTER_ADDR'})
+    with pytest.raises(RobustDetError, match="unknown launcher 'ray'"):
+        launcher_env('ray', {})
+
+
+def test_backend():
+    assert choose_backend('gloo') == 'gloo'
+    assert choose_backend('nccl', asked='gloo') == 'gloo'
+    if torch.cuda.is_available():
+        assert choose_backend('nccl') == choose_backend(None) == 'nccl'
+        assert choose_backend('gloo', asked='nccl') == 'nccl'
+    else:
+        # mmdet's default_runtime asks for nccl: gloo without CUDA, unless
+        # the user asks for nccl
+        assert choose_backend('nccl') == choose_backend(None) == 'gloo'
+        with pytest.raises(RobustDetError, match='nccl backend needs CUDA'):
+            choose_backend('gloo', asked='nccl')
+
+
+def test_timeout_must_be_positive(monkeypatch):
+    for key, value in TORCHRUN.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(RobustDetError, match='--dist-timeout must be > 0'):
+        init_distributed('pytorch', timeout=0)
+
+
+def test_runner_config_of_a_launched_job():
+    cfg = Config(dict(
+        test_evaluator=dict(type='CocoMetric'),
+        val_evaluator=[dict(type='CocoMetric', collect_device='cpu')]))
+    prepare_runner_cfg(cfg, 'none')
+    assert cfg.launcher == 'none' and 'model_wrapper_cfg' not in cfg
+    assert 'collect_device' not in cfg.test_evaluator
+    prepare_runner_cfg(cfg, 'pytorch')
+    assert cfg.launcher == 'pytorch'
+    # gathered through the process group unless the config chooses
+    assert cfg.test_evaluator.collect_device == 'gpu'
+    assert cfg.val_evaluator[0].collect_device == 'cpu'
+    if not torch.cuda.is_available():
+        wrapper = dict(cfg.model_wrapper_cfg)
+        # buffers not synchronised in the forward pass, as mmengine does
+        sync = wrapper.pop('forward_sync_buffers', None)
+        if sync is None:
+            sync = wrapper.pop('broadcast_buffers')
+        assert sync is False
+        assert wrapper == dict(type='MMDistributedDataParallel',
+                               device_ids=None, find_unused_parameters=False)
+
+
+def test_job_digest_and_one_process():
+    a = dict(seed=0, cells=[('fog', 1)])
+    assert job_digest(a) == job_digest(dict(reversed(list(a.items()))))
+    assert job_digest(a) != job_digest(dict(a, seed=1))
+    check_same_job(a)  # one process: nothing to compare
