@@ -30,10 +30,11 @@ import multiprocessing
 import os
 import os.path as osp
 import runpy
+import socket
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 # Imported once in the forkserver (everything the tools import at the top
 # and most of what they import later).
@@ -91,46 +92,147 @@ def _child(script: str, args: Sequence[str], cwd: str, env: Dict[str, str],
         sys.stderr.flush()
 
 
-def run_tool(script: str, *args: str, cwd: Optional[str] = None,
+class ToolProcess:
+    """``python SCRIPT ARGS`` running in a process forked from the
+    forkserver (:func:`run_tool` waits for one).
+
+    Args:
+        script (str): The tool, relative to ``cwd`` or absolute.
+        args (Sequence[str]): Its arguments.
+        cwd (str, optional): Working directory; this process's if None.
+        env (dict, optional): The environment; this process's if None.
+            Only what is read after the preloaded imports takes effect.
+    """
+
+    def __init__(self, script: str, args: Sequence[Any] = (),
+                 cwd: Optional[str] = None,
+                 env: Optional[Dict[str, str]] = None) -> None:
+        cwd = os.getcwd() if cwd is None else str(cwd)
+        env = dict(os.environ if env is None else env)
+        self.argv = [sys.executable, script, *map(str, args)]
+        path = _interpreter_path(env.get('PYTHONPATH'))
+        self._tmp = tempfile.TemporaryDirectory()
+        self._out = osp.join(self._tmp.name, 'stdout')
+        self._err = osp.join(self._tmp.name, 'stderr')
+        self.process = _forkserver().Process(
+            target=_child,
+            args=(script, self.argv[2:], cwd, env, path, self._out,
+                  self._err))
+        self.process.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def kill(self) -> None:
+        """SIGKILL, if it still runs."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+    def wait(self, timeout: float = 600) -> subprocess.CompletedProcess:
+        """Wait for the end (killed after ``timeout`` seconds, raising
+        ``subprocess.TimeoutExpired``, as when the wait is interrupted).
+
+        Returns:
+            subprocess.CompletedProcess: ``returncode``, ``stdout`` and
+            ``stderr`` (text), as ``subprocess.run(capture_output=True,
+            text=True)`` gives them.
+        """
+        try:
+            self.process.join(timeout)
+            if self.process.exitcode is None:
+                raise subprocess.TimeoutExpired(self.argv, timeout)
+        finally:
+            # As subprocess.run: a timeout, or an interrupted test, kills.
+            self.kill()
+        try:
+            return subprocess.CompletedProcess(self.argv,
+                                               self.process.exitcode,
+                                               _read(self._out),
+                                               _read(self._err))
+        finally:
+            self._tmp.cleanup()
+
+
+def run_tool(script: str, *args: Any, cwd: Optional[str] = None,
              env: Optional[Dict[str, str]] = None,
              timeout: float = 600) -> subprocess.CompletedProcess:
     """``python SCRIPT ARGS`` in a process forked from the forkserver.
 
     Args:
         script (str): The tool, relative to ``cwd`` or absolute.
-        *args (str): Its arguments.
+        *args: Its arguments (made strings).
         cwd (str, optional): Working directory; this process's if None.
         env (dict, optional): The environment; this process's if None.
-            Only what is read after the preloaded imports takes effect.
         timeout (float): Seconds before the run is killed and
             ``subprocess.TimeoutExpired`` raised.
 
     Returns:
-        subprocess.CompletedProcess: ``returncode``, ``stdout`` and
-        ``stderr`` (text), as ``subprocess.run(capture_output=True,
-        text=True)`` gives them.
+        subprocess.CompletedProcess: As ``subprocess.run(
+        capture_output=True, text=True)`` gives it.
     """
-    cwd = os.getcwd() if cwd is None else str(cwd)
-    env = dict(os.environ if env is None else env)
-    args = [str(a) for a in args]
-    path = _interpreter_path(env.get('PYTHONPATH'))
-    with tempfile.TemporaryDirectory() as tmp:
-        out, err = osp.join(tmp, 'stdout'), osp.join(tmp, 'stderr')
-        proc = _forkserver().Process(
-            target=_child, args=(script, args, cwd, env, path, out, err))
-        proc.start()
-        try:
-            proc.join(timeout)
-            if proc.exitcode is None:
-                raise subprocess.TimeoutExpired([script, *args], timeout)
-        finally:
-            # As subprocess.run: a timeout, or an interrupted test, kills.
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        stdout, stderr = (_read(out), _read(err))
-    return subprocess.CompletedProcess([sys.executable, script, *args],
-                                       proc.exitcode, stdout, stderr)
+    return ToolProcess(script, args, cwd, env).wait(timeout)
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (on 127.0.0.1)."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def rank_env(rank: int, world_size: int, port: int,
+             env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    """The environment torchrun gives a rank on one machine."""
+    return dict(os.environ if env is None else env, RANK=str(rank),
+                LOCAL_RANK=str(rank), WORLD_SIZE=str(world_size),
+                LOCAL_WORLD_SIZE=str(world_size), MASTER_ADDR='127.0.0.1',
+                MASTER_PORT=str(port))
+
+
+def start_ranks(script: str, args: Sequence[Any], world_size: int,
+                cwd: Optional[str] = None,
+                rank_args: Optional[Sequence[Sequence[Any]]] = None,
+                port: Optional[int] = None) -> List[ToolProcess]:
+    """Start ``world_size`` ranks of ``python SCRIPT ARGS --launcher
+    pytorch`` on this machine, as torchrun would (rank 0 holds the
+    rendezvous store at ``port``).
+
+    Args:
+        script (str): The tool.
+        args (Sequence): Every rank's arguments.
+        world_size (int): How many ranks.
+        cwd (str, optional): Working directory.
+        rank_args (Sequence[Sequence], optional): More arguments, per rank.
+        port (int, optional): ``MASTER_PORT``; a free one if None.
+
+    Returns:
+        list[ToolProcess]: The ranks, in order.
+    """
+    port = free_port() if port is None else port
+    return [
+        ToolProcess(script, [*args, *(rank_args[r] if rank_args else ()),
+                             '--launcher', 'pytorch'], cwd,
+                    rank_env(r, world_size, port))
+        for r in range(world_size)
+    ]
+
+
+def run_ranks(script: str, *args: Any, world_size: int = 2,
+              cwd: Optional[str] = None, timeout: float = 600,
+              **kwargs) -> List[subprocess.CompletedProcess]:
+    """:func:`start_ranks`, then wait for every rank.
+
+    Returns:
+        list[subprocess.CompletedProcess]: Each rank's, in order.
+    """
+    ranks = start_ranks(script, args, world_size, cwd, **kwargs)
+    try:
+        return [rank.wait(timeout) for rank in ranks]
+    finally:
+        for rank in ranks:
+            rank.kill()
 
 
 def _read(path: str) -> str:

@@ -45,7 +45,10 @@ DEFAULT_IDENTITY = dict(
 # Config parts that decide the numbers (dataloader workers do not).
 _FINGERPRINT_KEYS = ('model', 'test_dataloader', 'test_evaluator',
                      'test_cfg')
-_NOT_FINGERPRINTED = ('num_workers', 'persistent_workers', 'pin_memory')
+# How the data is loaded and the ranks' results are gathered, not what
+# they are: a run may resume with other settings, or another world size.
+_NOT_FINGERPRINTED = ('num_workers', 'persistent_workers', 'pin_memory',
+                      'collect_device', 'collect_dir')
 
 Cell = Tuple[str, int]
 

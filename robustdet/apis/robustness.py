@@ -39,6 +39,7 @@ from ..datasets import (CorruptedDataset, DeferredCorruptionDataset,
                         VideoCorruptedDataset)
 from ..datasets.video_clips import check_clip_settings
 from ..utils.checkpoint import load_checkpoint_file
+from ..utils.dist import check_same_job
 from ..utils.errors import RobustDetError
 from .bad_images import find_bad_images
 from .passes import PassRunner, check_cells_per_pass, plan_passes
@@ -141,6 +142,11 @@ class RobustnessJob:
 
     def __post_init__(self) -> None:
         check_cells_per_pass(self.cells_per_pass)
+        if not self.cells():
+            count = len(grid_cells(self.corruptions, self.severities))
+            raise RobustDetError(
+                f'--shard {self.shard[0]}/{self.shard[1]} has no cells: the '
+                f'grid has {count}, so use at most {count} shards')
         check_clip_settings(self.clip_len, self.clip_mode, 'auto',
                             self.short_clips)
         if self.video_corruptions and self.corrupts_on_device:
@@ -269,6 +275,12 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         corruption_device=job.corruption_device_type(),
         video_clips=job.video_clips(),
         ground_truth=job.ground_truth)
+    # Every rank must have been asked the same.
+    check_same_job(
+        dict(identity, cells=job.cells(), shard=job.shard,
+             work_dir=osp.abspath(job.work_dir), overwrite=job.overwrite,
+             skip_bad_images=job.skip_bad_images,
+             cells_per_pass=job.cells_per_pass))
     fresh = new_results(
         identity,
         config=job.config,
@@ -311,6 +323,12 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             f'({type(dataset).__name__}, '
             f'ann_file={getattr(dataset, "ann_file", None)!r})')
     bad = find_bad_images(dataset)
+    from mmengine.dist import get_world_size
+    kept = len(dataset) - len({p for p, _ in bad})
+    if get_world_size() > kept:
+        raise RobustDetError(
+            f'{get_world_size()} ranks for {kept} test image(s): every rank '
+            f'needs an image, start at most {kept}')
     if bad and not job.skip_bad_images:
         path, reason = bad[0]
         raise RobustDetError(

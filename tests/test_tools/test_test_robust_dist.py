@@ -1,0 +1,226 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""tools/test_robust.py launched over several processes (gloo, CPU): the
+numbers of one process at world sizes 2 and 3 (4 images: uneven splits),
+only rank 0 writes, resume and shards across world sizes, a dead rank, and
+one-line errors for bad launches.
+
+The ranks are real processes joined by torch.distributed; all but one test
+start them as torchrun would (rank 0 holds the rendezvous store) from the
+tests' forkserver, one starts them with torchrun itself."""
+import os
+import os.path as osp
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from robustdet.apis.results import RESULTS_FILE, load_results
+from tests.conftest import REPO
+from tests.tool_process import (free_port, rank_env, run_ranks, run_tool,
+                                start_ranks)
+
+TOOL = 'tools/test_robust.py'
+GRID = ['--corruptions', 'gaussian_noise', 'defocus_blur', '--severities',
+        '0', '3']
+
+
+def _args(demo_checkpoint, work_dir, *extra):
+    config, ckpt = demo_checkpoint
+    return [config, ckpt, '--work-dir', str(work_dir), *GRID, *extra]
+
+
+def _numbers(work_dir):
+    results = load_results(str(work_dir / RESULTS_FILE))
+    return {k: results.get(k)
+            for k in ('clean', 'cells', 'summary', 'empty_cells',
+                      'coverage', 'skipped_images')}
+
+
+def _files(work_dir):
+    """What a run left in its work dir (the log folder's timestamp out)."""
+    stamp = next(name for name in os.listdir(work_dir)
+                 if name[:8].isdigit() and osp.isdir(work_dir / name))
+    found = set()
+    for root, _, files in os.walk(work_dir):
+        for name in files:
+            found.add(osp.relpath(osp.join(root, name),
+                                  work_dir).replace(stamp, 'STAMP'))
+    return found
+
+
+def _ok(procs):
+    for rank, proc in enumerate(procs):
+        assert proc.returncode == 0, (rank, proc.stderr[-3000:])
+
+
+def _one_line(proc, expect, status=2):
+    assert proc.returncode == status, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('error: '), lines
+    assert expect in lines[0], lines[0]
+
+
+@pytest.fixture(scope='module')
+def single(demo_checkpoint, tmp_path_factory):
+    work = tmp_path_factory.mktemp('single')
+    proc = run_tool(TOOL, *_args(demo_checkpoint, work), cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return work
+
+
+def test_three_ranks_give_the_numbers_of_one_process(single, demo_checkpoint,
+                                                    tmp_path):
+    """4 images over 3 ranks (2, 1, 1: rank 1 and 2 pad their share with
+    image 0, which the evaluators drop); world size 2 is test_torchrun."""
+    work = tmp_path / 'w'
+    procs = run_ranks(TOOL, *_args(demo_checkpoint, work), world_size=3,
+                      cwd=REPO)
+    _ok(procs)
+    assert _numbers(work) == _numbers(single)
+    # Only rank 0 writes: the files of one process, no temporary ones.
+    assert _files(work) == _files(single)
+    # Rank 0 prints the summary and the paths; the others print nothing.
+    assert 'results: ' in procs[0].stdout
+    for proc in procs[1:]:
+        assert 'results: ' not in proc.stdout and 'error' not in proc.stderr
+
+
+def test_torchrun(single, demo_checkpoint, tmp_path):
+    """The command of the README: torchrun --nproc_per_node 2."""
+    work = tmp_path / 'w'
+    proc = subprocess.run(
+        [osp.join(osp.dirname(sys.executable), 'torchrun'),
+         '--nproc_per_node', '2', '--master-port', str(free_port()), TOOL,
+         *_args(demo_checkpoint, work), '--launcher', 'pytorch'],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert _numbers(work) == _numbers(single)
+
+
+def _wait_for_cells(path, count, procs, deadline=300):
+    end = time.time() + deadline
+    while time.time() < end:
+        if osp.exists(path) and len(load_results(str(path))['seconds']) >= \
+                count:
+            return
+        assert all(p.process.is_alive() for p in procs), 'ended too soon'
+        time.sleep(0.05)
+    raise AssertionError('no cell was recorded')
+
+
+def test_resume_across_world_sizes(single, demo_checkpoint, tmp_path):
+    """kill -9 of a 2-process run after its first cell, then a run at
+    world size 3: the numbers of an uninterrupted run."""
+    work = tmp_path / 'w'
+    ranks = start_ranks(TOOL, _args(demo_checkpoint, work), 2, cwd=REPO)
+    try:
+        _wait_for_cells(work / RESULTS_FILE, 1, ranks)
+    finally:
+        for rank in ranks:
+            os.kill(rank.pid, signal.SIGKILL)
+            rank.kill()
+    assert len(load_results(str(work / RESULTS_FILE))['seconds']) < 3
+    procs = run_ranks(TOOL, *_args(demo_checkpoint, work), world_size=3,
+                      cwd=REPO)
+    _ok(procs)
+    assert 'resuming' in procs[0].stdout + procs[0].stderr
+    assert _numbers(work) == _numbers(single)
+    assert not [f for f in _files(work) if f.endswith(('.tmp', '.part'))]
+
+
+def test_shards_of_different_world_sizes_merge(single, demo_checkpoint,
+                                               tmp_path):
+    work = tmp_path / 'w'
+    _ok(run_ranks(TOOL, *_args(demo_checkpoint, work, '--shard', '1/2'),
+                  world_size=2, cwd=REPO))
+    _ok([run_tool(TOOL, *_args(demo_checkpoint, work, '--shard', '2/2'),
+                  cwd=REPO)])
+    proc = run_tool('tools/robustness_report.py', '--merge', work, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert _numbers(work) == _numbers(single)
+
+
+def test_a_dead_rank_stops_the_others(demo_checkpoint, tmp_path):
+    """Rank 1 killed mid-grid: rank 0 stops in one line naming it, well
+    within --dist-timeout, and what was finished resumes."""
+    work = tmp_path / 'w'
+    ranks = start_ranks(TOOL, _args(demo_checkpoint, work, '--dist-timeout',
+                                    '60'), 2, cwd=REPO)
+    try:
+        _wait_for_cells(work / RESULTS_FILE, 1, ranks)
+        os.kill(ranks[1].pid, signal.SIGKILL)
+        start = time.time()
+        proc = ranks[0].wait(timeout=120)
+    finally:
+        for rank in ranks:
+            rank.kill()
+    assert time.time() - start < 60
+    # after its log, one line: which rank stopped
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith('error: rank 1 stopped; rank 0 stops too'), last
+    assert 'Traceback' not in proc.stderr
+    assert load_results(str(work / RESULTS_FILE))['seconds']
+
+
+def test_launcher_without_its_environment(demo_checkpoint, tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'MASTER_ADDR',
+                        'MASTER_PORT')}
+    proc = run_tool(TOOL, *_args(demo_checkpoint, tmp_path / 'w'),
+                    '--launcher', 'pytorch', cwd=REPO, env=env)
+    _one_line(proc, '--launcher pytorch needs the environment variable RANK')
+    assert not (tmp_path / 'w').exists()
+
+
+def test_nccl_without_cuda(demo_checkpoint, tmp_path):
+    proc = run_tool(TOOL, *_args(demo_checkpoint, tmp_path / 'w'),
+                    '--launcher', 'pytorch', '--cfg-options',
+                    'env_cfg.dist_cfg.backend=nccl', cwd=REPO,
+                    env=rank_env(0, 1, free_port()))
+    _one_line(proc, 'the nccl backend needs CUDA')
+    assert not (tmp_path / 'w').exists()
+
+
+def test_ranks_with_different_arguments(demo_checkpoint, tmp_path):
+    procs = run_ranks(TOOL, *_args(demo_checkpoint, tmp_path / 'w'),
+                      world_size=2, cwd=REPO,
+                      rank_args=[['--seed', '0'], ['--seed', '1']])
+    for proc in procs:
+        _one_line(proc, 'rank 1 was started with other arguments than rank '
+                  '0 (seed: 0 vs 1)')
+    assert not (tmp_path / 'w' / RESULTS_FILE).exists()
+
+
+def test_more_ranks_than_images(demo_checkpoint, tmp_path):
+    procs = run_ranks(
+        TOOL, *_args(demo_checkpoint, tmp_path / 'w', '--cfg-options',
+                     'test_dataloader.dataset.indices=[0]'),
+        world_size=2, cwd=REPO)
+    for proc in procs:
+        _one_line(proc, '2 ranks for 1 test image(s)')
+    assert not (tmp_path / 'w' / RESULTS_FILE).exists()
+
+
+def test_a_shard_without_cells(demo_checkpoint, tmp_path):
+    procs = run_ranks(
+        TOOL, *_args(demo_checkpoint, tmp_path / 'w', '--shard', '4/4'),
+        world_size=2, cwd=REPO)
+    for proc in procs:
+        _one_line(proc, '--shard 4/4 has no cells: the grid has 3')
+    assert not (tmp_path / 'w').exists()
+
+
+def test_a_port_in_use(demo_checkpoint, tmp_path):
+    with socket.socket() as busy:
+        busy.bind(('127.0.0.1', 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = run_tool(TOOL, *_args(demo_checkpoint, tmp_path / 'w'),
+                        '--launcher', 'pytorch', cwd=REPO,
+                        env=rank_env(0, 2, port))
+    _one_line(proc, f'port {port} on 127.0.0.1 is already in use')
+    assert not (tmp_path / 'w').exists()
