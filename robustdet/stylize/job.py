@@ -12,6 +12,13 @@ Reruns resume: an output that exists is finished (files are written
 atomically), and the style of an image is a function of (seed, image key,
 copy), so the pairs never change. A rerun with other settings into the
 same directory is refused.
+
+In a launched job (``tools/stylize_dataset.py --launcher ...``) the images
+are divided over the ranks (image i goes to rank i mod world size, all its
+copies with it); each rank writes the stylized files of its images, rank 0
+everything else (manifest, assignments, annotations) once all are done.
+With batches of one image the files are those of a single process, byte
+for byte.
 """
 import copy
 import csv
@@ -30,6 +37,7 @@ import torch
 
 from ..apis.bad_images import check_image_bytes
 from ..apis.results import sha256_file
+from ..utils.dist import barrier, gather_objects, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic
 from ..utils.seeding import derive_seed
@@ -267,9 +275,16 @@ class StylizeJob:
             jpeg_quality=self.jpeg_quality,
             weights=self.weights)
 
-    def outputs(self) -> Iterator[Tuple[str, str, int, str, str]]:
-        """(key, source, copy, style, output path) for every output."""
-        for key, src, rel in self.layout.items():
+    def outputs(self,
+                rank: int = 0,
+                world_size: int = 1) -> Iterator[Tuple[str, str, int, str,
+                                                       str]]:
+        """(key, source, copy, style, output path) for every output (of
+        the images of ``rank``: every ``world_size``-th, from the
+        ``rank``-th)."""
+        for i, (key, src, rel) in enumerate(self.layout.items()):
+            if i % world_size != rank:
+                continue
             for k in range(self.num_styles):
                 style = self.styles[assign_style(self.seed, key, k,
                                                  len(self.styles))]
@@ -364,7 +379,8 @@ def run_stylize(job: StylizeJob,
 
     Returns:
         dict: ``written``, ``skipped`` ([key, reason]), ``total``,
-        ``cpu_fallbacks``, ``complete``, ``seconds``.
+        ``cpu_fallbacks``, ``complete``, ``seconds``; of all the ranks in a
+        launched job.
     """
     from .adain import load_adain, weight_paths
     if stylizer is None:
@@ -377,16 +393,21 @@ def run_stylize(job: StylizeJob,
             model = load_adain(job.weights_dir)
         stylizer = Stylizer(model, job.device, job.alpha)
     settings = job.settings()
-    _check_resume(job, settings)
-    os.makedirs(job.out_dir, exist_ok=True)
-    _write_manifest(job, settings, 'running')
+    _check_resume(job, settings)  # every rank: all refuse alike
+    rank, world_size = rank_and_world()
+    if rank == 0:
+        os.makedirs(job.out_dir, exist_ok=True)
+        _write_manifest(job, settings, 'running')
+    barrier()
 
     # Streamed (twice), so memory does not grow with the dataset.
-    num_todo = sum(not osp.exists(o[4]) for o in job.outputs())
-    todo = (o for o in job.outputs() if not osp.exists(o[4]))
+    num_todo = sum(not osp.exists(o[4])
+                   for o in job.outputs(rank, world_size))
+    todo = (o for o in job.outputs(rank, world_size)
+            if not osp.exists(o[4]))
     total = len(job.layout) * job.num_styles
     bar = None
-    if progress and num_todo:
+    if progress and num_todo and rank == 0:
         from mmengine.utils import ProgressBar
         print(f'stylizing {num_todo} of {total} outputs '
               f'({total - num_todo} already done)')
@@ -453,39 +474,54 @@ def run_stylize(job: StylizeJob,
     if bar is not None and written:
         print()
 
+    # What every rank did (after its last file is written).
+    parts = gather_objects(
+        dict(written=written, skipped=skipped, done=done_now,
+             stopped=stopped, cpu_fallbacks=stylizer.cpu_fallbacks))
+    done_now = set().union(*(p['done'] for p in parts))
     # Images an earlier run skipped stay skipped unless they worked now.
     skipped_all = {
         key: reason
         for key, reason in _previous_skips(job) if key not in done_now
     }
-    skipped_all.update(skipped)
-    complete = not stopped
+    for part in parts:
+        skipped_all.update(part['skipped'])
+    complete = not any(p['stopped'] for p in parts)
     result = dict(
-        written=written,
+        written=sum(p['written'] for p in parts),
         skipped=sorted([k, r] for k, r in skipped_all.items()),
         total=total,
-        cpu_fallbacks=stylizer.cpu_fallbacks,
+        cpu_fallbacks=sum(p['cpu_fallbacks'] for p in parts),
         complete=complete,
         seconds=round(time.perf_counter() - start, 3))
-    if complete:
-        done = {key for key, *_ in job.layout.items()} - set(skipped_all)
-        annotations = []
-        for k in range(job.num_styles):
-            root = copy_root(job.out_dir, k, job.num_styles)
-            annotations += [
-                osp.relpath(p, job.out_dir)
-                for p in job.layout.finish(root, done)
-            ]
-        _write_assignments(job, set(skipped_all))
-        _write_manifest(
-            job,
-            settings,
-            'complete',
-            skipped=result['skipped'],
-            annotation_files=annotations)
-    else:
-        _write_manifest(job, settings, 'running', skipped=result['skipped'])
+    if rank == 0:
+        _write_records(job, settings, result, set(skipped_all))
+    barrier()  # every rank returns with the records written
     return result
+
+
+def _write_records(job: StylizeJob, settings: Dict[str, Any],
+                   result: Dict[str, Any], skipped: set) -> None:
+    """The manifest, and for a complete job the annotations and the
+    style assignments."""
+    if not result['complete']:
+        _write_manifest(job, settings, 'running', skipped=result['skipped'])
+        return
+    done = {key for key, *_ in job.layout.items()} - skipped
+    annotations = []
+    for k in range(job.num_styles):
+        root = copy_root(job.out_dir, k, job.num_styles)
+        annotations += [
+            osp.relpath(p, job.out_dir)
+            for p in job.layout.finish(root, done)
+        ]
+    _write_assignments(job, skipped)
+    _write_manifest(
+        job,
+        settings,
+        'complete',
+        skipped=result['skipped'],
+        annotation_files=annotations)
 
 
 def _previous_skips(job: StylizeJob) -> List[Tuple[str, str]]:

@@ -2,11 +2,12 @@
 """tools/stylize_dataset.py end to end (generated weights, tiny styles)
 and its one-line errors."""
 import json
+import os
 import os.path as osp
 
 from robustdet.demo.styles import write_style_images
 from tests.conftest import REPO
-from tests.tool_process import run_tool
+from tests.tool_process import run_ranks, run_tool
 
 TOOL = osp.join(REPO, 'tools', 'stylize_dataset.py')
 
@@ -43,3 +44,38 @@ def test_cli_voc_and_errors(demo_dir, tmp_path):
         assert len(lines) == 1 and lines[0].startswith('error: '), lines
         if msg:
             assert msg in lines[0], lines[0]
+
+
+def _tree(root):
+    """Every file below ``root``: relative path -> bytes."""
+    files = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = osp.join(folder, name)
+            with open(path, 'rb') as f:
+                files[osp.relpath(path, root)] = f.read()
+    return files
+
+
+def test_over_processes_the_files_of_one(demo_dir, tmp_path):
+    """Launched over 2 and 3 processes (8 images: an uneven split), the
+    stylized files, annotations and records of one process, byte for
+    byte; the summary from rank 0 only."""
+    styles = str(tmp_path / 'styles')
+    write_style_images(styles, num=3, size=(40, 32))
+    args = ['--voc', osp.join(demo_dir, 'VOCdevkit'), '--style-dir', styles,
+            '--generated-weights', '--content-size', '32', '--style-size',
+            '32', '--device', 'cpu', '--num-styles', '2']
+    proc = run(*args, '--out-dir', tmp_path / 'one')
+    assert proc.returncode == 0, proc.stderr
+    one = _tree(tmp_path / 'one')
+    assert len([p for p in one if p.endswith('.jpg')]) == 16
+    for world_size in (2, 3):
+        out = tmp_path / f'w{world_size}'
+        procs = run_ranks(TOOL, *args, '--out-dir', out,
+                          world_size=world_size, cwd=REPO)
+        for p in procs:
+            assert p.returncode == 0, p.stderr
+        assert _tree(out) == one
+        assert 'wrote 16 of 16 stylized images' in procs[0].stdout
+        assert not any(p.stdout.strip() for p in procs[1:])
