@@ -11,7 +11,7 @@ from mmengine.config import Config
 
 from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO, replace_data_root
-from tests.tool_process import run_tool
+from tests.tool_process import run_ranks, run_tool
 
 PMK_CONFIG = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py')
@@ -64,6 +64,20 @@ def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
     assert 'classification' in report and 'localization' in report
     assert (out / 'pmk.md').exists() and (out / 'pmk.png').exists()
     assert '| k | mAP50' in proc.stdout
+
+
+def test_test_pmk_over_processes(pmk_setup, clean_pmk, tmp_path):
+    """Launched over 2 processes (27 frames: an uneven split), the report
+    of one process: every set, worst frame and score."""
+    config, ckpt, _ = pmk_setup
+    procs = run_ranks('tools/test_pmk.py', config, ckpt, '--k', '3',
+                      '--work-dir', tmp_path, cwd=REPO)
+    for proc in procs:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    _, single = clean_pmk
+    assert json.loads((tmp_path / 'pmk.json').read_text()) == single
+    assert '| k | mAP50' in procs[0].stdout
+    assert not any(p.stdout.strip() for p in procs[1:])
 
 
 @pytest.mark.cpu_sensitive

@@ -10,7 +10,7 @@ import pytest
 from robustdet.apis.shift import RESULTS_FILE
 from robustdet.demo.foggy import write_foggy_cityscapes
 from tests.conftest import REPO, small_config
-from tests.tool_process import run_tool
+from tests.tool_process import run_ranks, run_tool
 
 FOGGY_DEMO = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
@@ -154,3 +154,34 @@ def test_bdd100k_end_to_end(bdd_setup, tmp_path, benchmark, splits):
     other = run(config, ckpt, '--benchmark', benchmark, '--split-dir',
                 str(tmp_path), '--work-dir', str(work))
     assert other.returncode == 2 and 'another run' in other.stderr
+
+
+def test_shift_and_test_over_processes(foggy_setup, tmp_path):
+    """test_shift.py and test.py launched over 2 processes (gloo): the
+    numbers of one process, written and printed by rank 0 only."""
+    config, ckpt, _ = foggy_setup
+    splits = ('--benchmark', 'foggy-cityscapes', '--splits', 'clean',
+              'beta=0.02')
+    one = run(config, ckpt, *splits, '--work-dir', str(tmp_path / 'one'))
+    assert one.returncode == 0, one.stderr[-3000:]
+    two = run_ranks('tools/test_shift.py', config, ckpt, *splits,
+                    '--work-dir', tmp_path / 'two', cwd=REPO)
+    for proc in two:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    a, b = (json.loads((tmp_path / w / RESULTS_FILE).read_text())
+            for w in ('one', 'two'))
+    assert a['splits'] == b['splits'] and a['summary'] == b['summary']
+    assert 'coco/bbox_mAP' in two[0].stdout and not two[1].stdout.strip()
+
+    plain = run_tool('tools/test.py', config, ckpt, '--work-dir',
+                     tmp_path / 'p1', '--out', tmp_path / 'p1.json',
+                     cwd=REPO)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    ranks = run_ranks('tools/test.py', config, ckpt, '--work-dir',
+                      tmp_path / 'p2', '--out', tmp_path / 'p2.json',
+                      cwd=REPO)
+    for proc in ranks:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads((tmp_path / 'p2.json').read_text()) == json.loads(
+        (tmp_path / 'p1.json').read_text())
+    assert not ranks[1].stdout.strip()
