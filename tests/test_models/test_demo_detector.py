@@ -11,9 +11,6 @@ from mmengine.runner import Runner
 from robustdet.utils import load_checkpoint_file, load_checkpoint_to_runner
 from tests.conftest import FRCNN_DEMO, MASK_DEMO
 
-# Trains: run again held back.
-pytestmark = pytest.mark.cpu_sensitive
-
 
 @pytest.mark.parametrize('config,metrics', [
     (FRCNN_DEMO, ('coco/bbox_mAP', )),
