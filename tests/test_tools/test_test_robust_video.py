@@ -10,7 +10,7 @@ from mmengine.config import Config
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO
-from tests.tool_process import run_tool
+from tests.tool_process import run_ranks, run_tool
 
 GRID = ['--corruptions', 'fog', 'h264_crf', 'translation', '--severities',
         '0', '2', '--clip-len', '4']
@@ -96,6 +96,20 @@ def test_one_cell_per_pass_gives_the_same_numbers(one_pass, video_config,
     assert again['clean'] == results['clean']
     assert again['cells'] == results['cells']
 
+
+
+def test_over_processes_gives_the_numbers_of_one(one_pass, video_config,
+                                                 tmp_path):
+    """18 frames over 2 gloo ranks: the clip cells of one process."""
+    _, results, _ = one_pass
+    procs = run_ranks('tools/test_robust.py', *video_config, '--work-dir',
+                      tmp_path / 'w', *GRID, *IN_PROCESS, world_size=2,
+                      cwd=REPO)
+    for proc in procs:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    again = load_results(str(tmp_path / 'w' / RESULTS_FILE))
+    assert again['clean'] == results['clean']
+    assert again['cells'] == results['cells']
 
 def _one_line_error(proc, expect):
     assert proc.returncode == 2, proc.stderr[-2000:]
