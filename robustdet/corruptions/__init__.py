@@ -1,5 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-from .api import BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND, corrupt
+from .api import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND, OPENCV_DEPENDENT,
+                  corrupt)
 from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CLEAN_SEVERITY,
                     CORRUPTION_NAMES, CORRUPTIONS, CORRUPTIONS_BY_NAME, GROUPS,
                     HOLDOUT_CORRUPTIONS, SELECTIONS, SEVERITIES, Corruption,
@@ -8,7 +9,7 @@ from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CLEAN_SEVERITY,
 __all__ = [
     'BACKENDS', 'BENCHMARK_CORRUPTIONS', 'BENCHMARK_GROUPS', 'CHANNEL_ORDERS',
     'CLEAN_SEVERITY', 'CORRUPTIONS', 'CORRUPTIONS_BY_NAME', 'CORRUPTION_NAMES',
-    'DEFAULT_BACKEND',
+    'DEFAULT_BACKEND', 'OPENCV_DEPENDENT',
     'Corruption', 'GROUPS', 'HOLDOUT_CORRUPTIONS', 'SELECTIONS', 'SEVERITIES',
     'check_severity', 'corrupt', 'get_corruption', 'resolve_corruptions'
 ]

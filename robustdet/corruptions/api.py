@@ -1,6 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """``corrupt``: the one public entry point for image corruptions."""
-from typing import Callable, Dict
+from typing import Callable, Dict, Tuple
 
 import numpy as np
 
@@ -33,6 +33,31 @@ BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
 # The fast backend passes the fidelity tests against the reference for all
 # 19 corruptions (tests/test_corruptions/test_fast_backend.py).
 DEFAULT_BACKEND = 'fast'
+# The corruptions whose pixels, per CPU backend, still depend on which of
+# OpenCV's code paths runs: Intel IPP (x86 builds of OpenCV have it, and
+# it picks its own code for the CPU) or OpenCV's own code, vector or scalar
+# (``cv2.setUseOptimized(False)`` turns both IPP and the vector code off).
+# Everything else gives the same pixels on any x86-64 CPU, whatever numpy,
+# OpenCV and numba dispatch to: the fast backend computes its float
+# filters in numba, in an order fixed per pixel (.kernels).
+#
+# * fast: frost enlarges its texture with ``cv2.resize`` (bicubic, uint8),
+#   which IPP rounds differently from OpenCV's own code (a grey level in
+#   a few % of the texture pixels), and IPP's SSE4.2 code from its AVX2
+#   code (rarely). An exact resize costs 2-4 times IPP's on each new image
+#   size (the texture is cached per size).
+# * reference: the imagecorruptions package calls OpenCV itself in these
+#   four (defocus_blur: GaussianBlur and filter2D in float; snow: cvtColor
+#   in float; frost: the resize above; spatter: distanceTransform): its
+#   pixels depend on the CPU and on IPP (defocus_blur differs already with
+#   the CPU held back a generation, in a pixel in 10**5 of a photo).
+#
+# tests/test_corruptions/test_cpu_identical.py holds the rest of the table
+# to identical pixels across CPU settings, and the fast list to differing.
+OPENCV_DEPENDENT: Dict[str, Tuple[str, ...]] = {
+    'fast': ('frost', ),
+    'reference': ('defocus_blur', 'snow', 'frost', 'spatter'),
+}
 CHANNEL_ORDERS = ('rgb', 'bgr')
 MIN_SIDE = 32
 

@@ -56,8 +56,11 @@ def gaussian_kernel1d(sigma: float, truncate: float) -> np.ndarray:
         0.5) + 1``.
     """
     radius = int(truncate * float(sigma) + 0.5)
-    x = np.arange(-radius, radius + 1, dtype=np.float64)
-    k = np.exp(-0.5 * (x / sigma)**2)
+    # math.exp, not np.exp: numpy's exp has AVX-512 code whose last bit
+    # differs from the C library's.
+    k = np.array([
+        math.exp(-0.5 * (x / sigma)**2) for x in range(-radius, radius + 1)
+    ])
     return k / k.sum()
 
 
@@ -74,12 +77,26 @@ def disk_kernel(radius: int, alias_blur: float) -> np.ndarray:
         ``2 * radius + 1`` square), read-only.
     """
     half = 8 if radius <= 8 else radius
-    ksize = (3, 3) if radius <= 8 else (5, 5)
+    ksize = 3 if radius <= 8 else 5
     coords = np.arange(-half, half + 1)
     xx, yy = np.meshgrid(coords, coords)
     disk = np.array((xx**2 + yy**2) <= radius**2, dtype=np.float32)
     disk /= np.sum(disk)
-    kernel = cv2.GaussianBlur(disk, ksize=ksize, sigmaX=alias_blur)
+    # cv2.GaussianBlur(disk, (ksize, ksize), alias_blur) (BORDER_REFLECT_101
+    # and cv2.getGaussianKernel's weights), in float64 with numpy: OpenCV's
+    # float32 filter rounds differently on each CPU.
+    offsets = [i - (ksize - 1) / 2 for i in range(ksize)]
+    weights = np.array([
+        math.exp(-0.5 / alias_blur**2 * x * x) for x in offsets
+    ])
+    weights /= weights.sum()
+    r = ksize // 2
+    kernel = np.pad(disk.astype(np.float64), r, mode='reflect')
+    for axis in (0, 1):
+        kernel = sum(
+            w * np.take(kernel, np.arange(i, i + disk.shape[axis]), axis)
+            for i, w in enumerate(weights))
+    kernel = kernel.astype(np.float32)
     kernel.setflags(write=False)
     return kernel
 
@@ -104,11 +121,13 @@ def motion_taps(radius: int, sigma: float, angle: float,
         list[tuple[int, int, float]]: ``(dx, dy, weight)`` per tap.
     """
     width = 2 * radius + 1
-    k = np.exp(-np.arange(width)**2 / (2 * sigma**2)) / (
-        np.sqrt(2 * np.pi) * sigma)
+    # math, not numpy: numpy's exp, sin and cos have AVX-512 code whose
+    # last bit differs from the C library's.
+    k = np.array([math.exp(-i**2 / (2 * sigma**2)) for i in range(width)
+                  ]) / (math.sqrt(2 * math.pi) * sigma)
     k = k / np.sum(k)
-    point = (width * np.sin(np.deg2rad(angle)),
-             width * np.cos(np.deg2rad(angle)))
+    point = (width * math.sin(math.radians(angle)),
+             width * math.cos(math.radians(angle)))
     hypot = math.hypot(point[0], point[1])
     taps = []
     for i in range(width):

@@ -22,6 +22,16 @@ of float64. What each corruption guarantees against the reference:
 * pixelate and jpeg_compression run Pillow's code as the reference does
   (box filter, nearest neighbour, libjpeg-turbo): identical pixels, and
   about the reference's speed.
+
+The same pixels on every x86-64 CPU: the float filters (Gaussian blurs,
+the defocus disk, elastic_transform's smoothing, spatter's distance
+transform) and the blends of snow and frost are numba loops or numpy
+expressions whose float operations per pixel do not depend on the vector
+code the CPU gets, instead of OpenCV's float code, which rounds
+differently with AVX-512, AVX2, SSE, scalar code or IPP. OpenCV still does
+integer work (Canny, equalizeHist, LUTs, uint8 box filters), and frost's
+texture resize, which IPP rounds its own way:
+:data:`.api.OPENCV_DEPENDENT` (tests/test_corruptions/test_cpu_identical.py).
 """
 import functools
 import io
@@ -161,13 +171,48 @@ for _name, _tables in NOISE_TABLES.items():
 # ----------------------------------------------------------------- blur
 
 
-def _gaussian(img: np.ndarray,
-              sigma: float,
-              depth: int = cv2.CV_32F) -> np.ndarray:
+def _border(size: int, radius: int, mode: str) -> np.ndarray:
+    """Source index of each of the ``size + 2 * radius`` positions of a
+    line padded by ``radius`` on each side.
+
+    ``mode``: ``'replicate'`` (``aaa|abcd|ddd``: OpenCV's
+    BORDER_REPLICATE, scipy's 'nearest'), ``'reflect'`` (``cba|abcd|dcb``:
+    BORDER_REFLECT, scipy's 'reflect') or ``'reflect101'``
+    (``dcb|abcd|cba``: BORDER_REFLECT_101, OpenCV's default).
+    """
+    idx = np.arange(-radius, size + radius)
+    if mode == 'replicate':
+        return np.clip(idx, 0, size - 1)
+    if mode == 'reflect':
+        idx %= 2 * size
+        return np.where(idx >= size, 2 * size - 1 - idx, idx)
+    period = max(2 * size - 2, 1)
+    idx = np.abs(idx) % period
+    return np.where(idx >= size, period - idx, idx)
+
+
+def _separable(img: np.ndarray, kx: np.ndarray, ky: np.ndarray, mode: str,
+               dtype=np.float32) -> np.ndarray:
+    """``cv2.sepFilter2D`` of an H×W or H×W×C array with symmetric
+    kernels, in ``dtype``, with the same pixels on every CPU
+    (:func:`.kernels.sep_filter`); ``mode`` as in :func:`_border`."""
+    if img.dtype != np.uint8 or dtype != np.float32:
+        img = img.astype(dtype, copy=False)
+    shape = img.shape
+    x = np.ascontiguousarray(img).reshape(shape[0], shape[1], -1)
+    kx = np.ascontiguousarray(kx, dtype=dtype)
+    ky = np.ascontiguousarray(ky, dtype=dtype)
+    out = np.empty(x.shape, dtype)
+    kernels.sep_filter(x, kx, ky, _border(shape[1], kx.size // 2, mode),
+                       _border(shape[0], ky.size // 2, mode), out)
+    return out.reshape(shape)
+
+
+def _gaussian(img: np.ndarray, sigma: float, dtype=np.float32) -> np.ndarray:
     """skimage's ``gaussian`` (mode 'nearest') per channel, float32 (or
-    ``depth``) on the input's scale."""
+    ``dtype``) on the input's scale."""
     k = common.gaussian_kernel1d(sigma, common.GAUSSIAN_TRUNCATE)
-    return cv2.sepFilter2D(img, depth, k, k, borderType=cv2.BORDER_REPLICATE)
+    return _separable(img, k, k, 'replicate', dtype)
 
 
 @_register
@@ -177,9 +222,17 @@ def gaussian_blur(img, c, seed):
 
 @_register
 def defocus_blur(img, c, seed):
+    # cv2.filter2D (BORDER_REFLECT_101) with the disk, whose symmetry
+    # halves the multiplications: as fast as OpenCV's DFT path, and the
+    # same pixels on every CPU.
     kernel = common.disk_kernel(*c)
-    # float32 in, float32 out: OpenCV's DFT path (uint8 in is slower).
-    out = cv2.filter2D(img.astype(np.float32), -1, kernel)
+    r = kernel.shape[0] // 2
+    h, w = img.shape[:2]
+    x = img.astype(np.float32)
+    out = np.empty_like(x)
+    kernels.symmetric_filter(x, np.array(kernel[r:, r:]),
+                             _border(w, r, 'reflect101'),
+                             _border(h, r, 'reflect101'), out)
     return _to_uint8(out)
 
 
@@ -254,11 +307,17 @@ def snow(img, c, seed):
     flakes = flakes[:h, :w, 0].astype(np.float32)
     flakes += flakes[::-1, ::-1]
     x = img.astype(np.float32)
-    lifted = cv2.cvtColor(x, cv2.COLOR_RGB2GRAY)
-    lifted *= 1.5
-    lifted += 127.5
+    # cv2.cvtColor(RGB2GRAY) and cv2.addWeighted, in numpy: OpenCV's float
+    # code rounds differently on each CPU.
+    lifted = x[..., 2] * np.float32(0.114)
+    lifted += x[..., 1] * np.float32(0.587)
+    lifted += x[..., 0] * np.float32(0.299)
+    lifted *= np.float32(1.5)
+    lifted += np.float32(127.5)
     lifted = np.maximum(x, lifted[..., None])
-    x = cv2.addWeighted(x, mix, lifted, 1 - mix, 0)
+    lifted *= np.float32(1 - mix)
+    x *= np.float32(mix)
+    x += lifted
     x += flakes[..., None]
     return _to_uint8(x)
 
@@ -267,9 +326,12 @@ def snow(img, c, seed):
 def frost(img, c, seed):
     h, w = img.shape[:2]
     index, top, left = common.frost_draw(np.random.RandomState(seed), h, w)
-    texture = common.frost_rescaled(index, h, w)[top:top + h, left:left + w]
-    out = cv2.addWeighted(img, c[0], texture, c[1], 0, dtype=cv2.CV_32F)
-    return _to_uint8(out)
+    texture = common.frost_rescaled(index, h, w)
+    # The reference's float64 expression (cv2.addWeighted rounds
+    # differently on each CPU): its pixels, given the same texture.
+    out = np.empty_like(img)
+    kernels.blend(img, texture, top, left, float(c[0]), float(c[1]), out)
+    return out
 
 
 @_register
@@ -349,8 +411,7 @@ def elastic_transform(img, c, seed):
         # Smoothed in float32 (the reference: float64): the displacements
         # move by ~1e-5 pixel, the fidelity tests see no difference.
         noise = rng.uniform(-limit, limit, size=(h, w)).astype(np.float32)
-        smooth = cv2.sepFilter2D(
-            noise, -1, kernel_x, kernel_y, borderType=cv2.BORDER_REFLECT)
+        smooth = _separable(noise, kernel_x, kernel_y, 'reflect')
         smooth *= np.float32(c)
         fields.append(smooth)
     dx, dy = fields
@@ -360,13 +421,18 @@ def elastic_transform(img, c, seed):
     return _to_uint8(out)
 
 
+# cv2.DIST_L2 with the 5×5 mask: the costs of a horizontal or vertical
+# step, a diagonal one and a knight's move (OpenCV's values).
+_DIST_L2_5X5 = np.array([1.0, 1.4, 2.1969], np.float32)
+
+
 @_register
 def spatter(img, c, seed):
     loc, scale, sigma, threshold, strength, mud = c
     h, w = img.shape[:2]
     liquid = np.random.RandomState(seed).normal(
         size=(h, w), loc=loc, scale=scale)
-    liquid = _gaussian(liquid, sigma, cv2.CV_64F)
+    liquid = _gaussian(liquid, sigma, np.float64)
     liquid[liquid < threshold] = 0
     x = img.astype(np.float32) / 255.
     if not mud:
@@ -374,7 +440,11 @@ def spatter(img, c, seed):
         # distance map (the reference's OpenCV steps, in its order).
         liquid = (liquid * 255).astype(np.uint8)
         dist = 255 - cv2.Canny(liquid, *common.SPATTER_CANNY)
-        dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
+        # cv2.distanceTransform(dist, cv2.DIST_L2, 5) as IPP computes it,
+        # whether or not OpenCV has IPP (OpenCV's own code rounds
+        # otherwise).
+        edges, dist = dist, np.empty(dist.shape, np.float32)
+        kernels.chamfer_5x5(edges, _DIST_L2_5X5, dist)
         cap = common.SPATTER_DIST_CAP
         _, dist = cv2.threshold(dist, cap, cap, cv2.THRESH_TRUNC)
         dist = cv2.blur(dist, (3, 3)).astype(np.uint8)

@@ -12,9 +12,11 @@ process loads them instead of paying the compile time the reference's
 glass_blur pays in every process.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 _OPTS = dict(cache=True, nogil=True)
+# A read-only C-contiguous uint8 image (the caller's own array).
+_U8_RO = types.Array(types.uint8, 3, 'C', readonly=True)
 
 
 @njit([
@@ -230,3 +232,232 @@ def shift_sum(img, weights, dxs, dys, out):  # pragma: no cover
                 for c in range(channels):
                     dst[x * channels + c] += w * src[(width - 1) * channels +
                                                     c]
+
+
+# The filters below replace OpenCV's float filters (sepFilter2D, filter2D,
+# distanceTransform), whose results depend on the code path OpenCV picks
+# for the CPU (AVX-512, AVX2 with FMA, SSE, scalar, IPP). Each output value
+# is computed by the same sequence of float operations whatever the
+# vector width: the loops vectorise across pixels, never across the taps
+# of one pixel, and numba contracts no multiply-add into an FMA (no
+# fastmath), so the pixels are the same on every CPU.
+
+
+@njit([
+    'void(uint8[:, :, ::1], float32[::1], float32[::1], intp[::1], '
+    'intp[::1], float32[:, :, ::1])',
+    types.void(_U8_RO, types.float32[::1], types.float32[::1],
+               types.intp[::1], types.intp[::1], types.float32[:, :, ::1]),
+    'void(float32[:, :, ::1], float32[::1], float32[::1], intp[::1], '
+    'intp[::1], float32[:, :, ::1])',
+    'void(float64[:, :, ::1], float64[::1], float64[::1], intp[::1], '
+    'intp[::1], float64[:, :, ::1])'
+], **_OPTS)
+def sep_filter(img, kx, ky, cols, rows, out):  # pragma: no cover
+    """Separable correlation with symmetric kernels, borders by index maps.
+
+    Output pixel ``(i, j)`` is ``sum_u kx[u] * sum_v ky[v] * img[rows[i +
+    v], cols[j + u]]`` in the output's dtype: the vertical pass first,
+    each pair of taps at the same distance from the centre added before it
+    is weighted (``k0 * x0 + k1 * (x-1 + x1) + k2 * (x-2 + x2) ...``, in
+    that order), then the horizontal pass likewise. One output row at a
+    time, so the working set stays in cache; uint8 input is read as is
+    (no float copy of the image).
+
+    Args:
+        img (np.ndarray): H×W×C array (uint8, or the output's dtype).
+        kx (np.ndarray): Horizontal kernel, odd length ``2 rx + 1``,
+            symmetric (only its centre and right half are read).
+        ky (np.ndarray): Vertical kernel, ``2 ry + 1``, symmetric.
+        cols (np.ndarray): Source column of padded column ``j`` (output
+            column ``j - rx``), ``W + 2 rx`` entries: the border mode.
+        rows (np.ndarray): Source row of padded row ``i``, ``H + 2 ry``.
+        out (np.ndarray): H×W×C float output.
+    """
+    height, width, channels = img.shape
+    rx = kx.shape[0] // 2
+    ry = ky.shape[0] // 2
+    n = width * channels
+    flat_in = img.reshape(height, n)
+    flat_out = out.reshape(height, n)
+    padded = np.empty((width + 2 * rx) * channels, out.dtype)
+    acc = padded[rx * channels:rx * channels + n]
+    # Sum of two taps in the output's dtype (exact for uint8 input).
+    pair = np.empty(n, out.dtype)
+    for i in range(height):
+        k = ky[ry]
+        centre = flat_in[rows[i + ry]]
+        for j in range(n):
+            acc[j] = centre[j]
+            acc[j] *= k
+        for t in range(1, ry + 1):
+            k = ky[ry + t]
+            up = flat_in[rows[i + ry - t]]
+            down = flat_in[rows[i + ry + t]]
+            for j in range(n):
+                pair[j] = up[j] + down[j]
+                acc[j] += k * pair[j]
+        for j in range(rx):
+            right = rx + width + j
+            for c in range(channels):
+                padded[j * channels + c] = acc[cols[j] * channels + c]
+                padded[right * channels + c] = acc[cols[right] * channels +
+                                                   c]
+        dst = flat_out[i]
+        k = kx[rx]
+        for j in range(n):
+            dst[j] = k * acc[j]
+        for t in range(1, rx + 1):
+            k = kx[rx + t]
+            left = padded[(rx - t) * channels:(rx - t) * channels + n]
+            right_taps = padded[(rx + t) * channels:(rx + t) * channels + n]
+            for j in range(n):
+                dst[j] += k * (left[j] + right_taps[j])
+
+
+@njit([
+    types.void(a, _U8_RO, types.intp, types.intp, types.float64,
+               types.float64, types.uint8[:, :, ::1])
+    for a in (types.uint8[:, :, ::1], _U8_RO)
+], **_OPTS)
+def blend(a, b, top, left, wa, wb, out):  # pragma: no cover
+    """``out = uint8(clip(wa * a + wb * b[top:, left:], 0, 255))``.
+
+    In float64, numpy's expression exactly (two products and a sum, each
+    rounded, then the truncation of the clipped value), as the reference
+    computes frost; ``b`` (read-only) is cropped to ``a``'s size.
+    """
+    height, width, channels = a.shape
+    n = width * channels
+    for i in range(height):
+        a_row = a[i].reshape(n)
+        b_row = b[top + i, left:left + width].reshape(n)
+        out_row = out[i].reshape(n)
+        for j in range(n):
+            v = wa * np.float64(a_row[j]) + wb * np.float64(b_row[j])
+            # int32 truncates as uint8 does on [0, 255], and vectorises.
+            out_row[j] = np.int32(min(max(v, 0.0), 255.0))
+
+
+@njit('void(float32[:, :, ::1], float32[:, ::1], intp[::1], intp[::1], '
+      'float32[:, :, ::1])', **_OPTS)
+def symmetric_filter(img, quarter, cols, rows, out):  # pragma: no cover
+    """2-D correlation with a kernel symmetric about both axes.
+
+    ``quarter[a, b]`` is the weight of the four taps at ``(±a, ±b)``.
+    Output pixel ``(i, j)`` is the sum over ``a`` (outer, ascending) and
+    ``b`` (inner, ascending) of ``quarter[a, b] * (s[j - b] + s[j + b])``
+    (``s[j]`` alone for ``b = 0``), where ``s`` is the sum of the rows at
+    ``i ± a`` (the row alone for ``a = 0``), added before weighting; zero
+    weights are skipped. Rows are processed in blocks of columns that fit
+    in the L1 cache.
+
+    Args:
+        img (np.ndarray): H×W×C float32 array.
+        quarter (np.ndarray): ``(r + 1)×(r + 1)`` weights, float32.
+        cols (np.ndarray): Source column of padded column ``j``, ``W + 2
+            r`` entries (the border mode).
+        rows (np.ndarray): Source row of padded row ``i``, ``H + 2 r``.
+        out (np.ndarray): H×W×C float32 output.
+    """
+    height, width, channels = img.shape
+    radius = quarter.shape[0] - 1
+    n = width * channels
+    pad = radius * channels
+    flat_in = img.reshape(height, n)
+    flat_out = out.reshape(height, n)
+    # Flat source index of each flat position of a padded row.
+    src = np.empty(n + 2 * pad, np.intp)
+    for j in range(width + 2 * radius):
+        for c in range(channels):
+            src[j * channels + c] = cols[j] * channels + c
+    block = 1024
+    pair = np.empty(block + 2 * pad, img.dtype)
+    acc = np.empty(block, img.dtype)
+    for i in range(height):
+        dst = flat_out[i]
+        for j0 in range(0, n, block):
+            m = min(block, n - j0)
+            seg = src[j0:j0 + m + 2 * pad]
+            a = acc[:m]
+            a[:] = 0
+            for dr in range(radius + 1):
+                up = flat_in[rows[i + radius - dr]]
+                if dr == 0:
+                    for j in range(seg.shape[0]):
+                        pair[j] = up[seg[j]]
+                else:
+                    down = flat_in[rows[i + radius + dr]]
+                    for j in range(seg.shape[0]):
+                        pair[j] = up[seg[j]] + down[seg[j]]
+                for dc in range(radius + 1):
+                    w = quarter[dr, dc]
+                    if w == 0:
+                        continue
+                    left = pair[pad - dc * channels:pad - dc * channels + m]
+                    if dc == 0:
+                        for j in range(m):
+                            a[j] += w * left[j]
+                    else:
+                        right = pair[pad + dc * channels:pad +
+                                     dc * channels + m]
+                        for j in range(m):
+                            a[j] += w * (left[j] + right[j])
+            dst[j0:j0 + m] = a
+
+
+@njit('void(uint8[:, ::1], float32[::1], float32[:, ::1])', **_OPTS)
+def chamfer_5x5(img, costs, out):  # pragma: no cover
+    """``cv2.distanceTransform(img, DIST_L2, 5)``, as IPP computes it.
+
+    The two-pass 5×5 chamfer distance of every non-zero pixel to the
+    nearest zero one (outside the image is far), with the costs
+    (horizontal/vertical, diagonal, knight's move) added in float32 along
+    the scan. OpenCV's own code sums them in 16-bit fixed point instead;
+    IPP, which OpenCV calls where it has it, sums in float32 as here: the
+    distances of ``cv2.distanceTransform`` with IPP, bit for bit up to 30
+    at least (spatter caps them at 20; beyond, the last bit of a long
+    path's sum can differ). No zero pixel: everything is 1e20.
+
+    Args:
+        img (np.ndarray): H×W uint8 array.
+        costs (np.ndarray): float32 ``(1, 1.4, 2.1969)``.
+        out (np.ndarray): H×W float32 distances.
+    """
+    height, width = img.shape
+    hv = costs[0]
+    diag = costs[1]
+    knight = costs[2]
+    d = np.full((height + 4, width + 4), np.float32(1e20), np.float32)
+    for i in range(height):
+        y = i + 2
+        for j in range(width):
+            x = j + 2
+            if img[i, j] == 0:
+                d[y, x] = 0
+                continue
+            t0 = d[y - 2, x - 1] + knight
+            t0 = min(t0, d[y - 2, x + 1] + knight)
+            t0 = min(t0, d[y - 1, x - 2] + knight)
+            t0 = min(t0, d[y - 1, x - 1] + diag)
+            t0 = min(t0, d[y - 1, x] + hv)
+            t0 = min(t0, d[y - 1, x + 1] + diag)
+            t0 = min(t0, d[y - 1, x + 2] + knight)
+            t0 = min(t0, d[y, x - 1] + hv)
+            d[y, x] = t0
+    for i in range(height - 1, -1, -1):
+        y = i + 2
+        for j in range(width - 1, -1, -1):
+            x = j + 2
+            t0 = d[y, x]
+            if t0 > hv:
+                t0 = min(t0, d[y + 2, x + 1] + knight)
+                t0 = min(t0, d[y + 2, x - 1] + knight)
+                t0 = min(t0, d[y + 1, x + 2] + knight)
+                t0 = min(t0, d[y + 1, x + 1] + diag)
+                t0 = min(t0, d[y + 1, x] + hv)
+                t0 = min(t0, d[y + 1, x - 1] + diag)
+                t0 = min(t0, d[y + 1, x - 2] + knight)
+                t0 = min(t0, d[y, x + 1] + hv)
+                d[y, x] = t0
+            out[i, j] = t0
