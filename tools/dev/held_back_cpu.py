@@ -28,7 +28,9 @@ The settings, for ``AVX2`` / ``SSE4.2``:
   this machine has, and for AVX-512 each dispatch target OpenCV was built
   with (``AVX512-SKX``...): disabling ``AVX512F`` alone leaves
   ``AVX512-SKX`` code dispatched. Only names OpenCV accepts for this
-  machine are given: it warns on stderr for any other;
+  machine are given: it warns on stderr for any other. And
+  ``OPENCV_IPP`` ``avx2`` / ``sse42`` for the Intel IPP code that x86
+  builds of OpenCV call, which picks its kernels for the CPU on its own;
 * numba: ``NUMBA_CPU_NAME`` ``haswell`` / ``nehalem`` and
   ``NUMBA_CPU_FEATURES`` with the host's features less those above the
   level (turned off last: in LLVM a feature such as ``sha512`` implies
@@ -38,10 +40,10 @@ The settings, for ``AVX2`` / ``SSE4.2``:
 
 ``tests/test_utils/test_held_back_cpu.py`` checks in a process started
 with these settings what torch's ATen, oneDNN, numpy, OpenBLAS, OpenCV and
-numba then compute with; MKL's and libjpeg-turbo's settings are not read
-back. FFmpeg and its codecs (PyAV) choose their kernels at run time too,
-with no setting to hold them back; their vector kernels are held to the C
-ones' output bit for bit by their own tests (checkasm).
+numba then compute with; MKL's, IPP's and libjpeg-turbo's settings are
+not read back. FFmpeg and its codecs (PyAV) choose their kernels at run
+time too, with no setting to hold them back; their vector kernels are held
+to the C ones' output bit for bit by their own tests (checkasm).
 
 ``ROBUSTDET_CPU_HELD_BACK`` is set to the level (``AVX2``, ``SSE4.2``, or
 empty when nothing is held back), so that the suite checks that the
@@ -67,10 +69,11 @@ CV_FP16, CV_AVX, CV_AVX2, CV_FMA3, CV_AVX_512F = 9, 10, 11, 12, 13
 LEVELS = {
     'AVX2':
     dict(aten='avx2', onednn='AVX2', mkl='AVX2', openblas='Haswell',
-         numba='haswell', extra={}),
+         numba='haswell', extra=dict(OPENCV_IPP='avx2')),
     'SSE4.2':
     dict(aten='default', onednn='SSE41', mkl='SSE4_2', openblas='Nehalem',
-         numba='nehalem', extra=dict(JSIMD_FORCESSE2='1')),
+         numba='nehalem',
+         extra=dict(OPENCV_IPP='sse42', JSIMD_FORCESSE2='1')),
 }
 
 
@@ -184,7 +187,7 @@ def numba_features(level: str) -> str:
 VARIABLES = (FLAG, 'ATEN_CPU_CAPABILITY', 'ONEDNN_MAX_CPU_ISA',
              'MKL_ENABLE_INSTRUCTIONS', 'NPY_DISABLE_CPU_FEATURES',
              'OPENBLAS_CORETYPE', 'OPENCV_CPU_DISABLE', 'NUMBA_CPU_NAME',
-             'NUMBA_CPU_FEATURES', 'JSIMD_FORCESSE2')
+             'NUMBA_CPU_FEATURES', 'OPENCV_IPP', 'JSIMD_FORCESSE2')
 
 
 def held_back_env() -> Dict[str, str]:
