@@ -4,15 +4,15 @@ numbers of one process at world sizes 2 and 3 (4 images: uneven splits),
 only rank 0 writes, resume and shards across world sizes, a dead rank, and
 one-line errors for bad launches.
 
-The ranks are real processes joined by torch.distributed; all but one test
+The ranks are real processes joined by torch.distributed; the tests here
 start them as torchrun would (rank 0 holds the rendezvous store) from the
-tests' forkserver, one starts them with torchrun itself."""
+tests' forkserver; the commands of docs/distributed.md (torchrun, the
+launch scripts, shards over 2 and 3 ranks merged) run in
+tests/test_docs/test_docs.py."""
 import os
 import os.path as osp
 import signal
 import socket
-import subprocess
-import sys
 import time
 
 import pytest
@@ -74,7 +74,9 @@ def single(demo_checkpoint, tmp_path_factory):
 def test_three_ranks_give_the_numbers_of_one_process(single, demo_checkpoint,
                                                     tmp_path):
     """4 images over 3 ranks (2, 1, 1: rank 1 and 2 pad their share with
-    image 0, which the evaluators drop); world size 2 is test_torchrun."""
+    image 0, which the evaluators drop). World size 2 with torchrun, and
+    shards on 2 and 3 ranks merged: tests/test_docs/test_docs.py runs
+    docs/distributed.md."""
     work = tmp_path / 'w'
     procs = run_ranks(TOOL, *_args(demo_checkpoint, work), world_size=3,
                       cwd=REPO)
@@ -86,18 +88,6 @@ def test_three_ranks_give_the_numbers_of_one_process(single, demo_checkpoint,
     assert 'results: ' in procs[0].stdout
     for proc in procs[1:]:
         assert 'results: ' not in proc.stdout and 'error' not in proc.stderr
-
-
-def test_torchrun(single, demo_checkpoint, tmp_path):
-    """The command of the README: torchrun --nproc_per_node 2."""
-    work = tmp_path / 'w'
-    proc = subprocess.run(
-        [osp.join(osp.dirname(sys.executable), 'torchrun'),
-         '--nproc_per_node', '2', '--master-port', str(free_port()), TOOL,
-         *_args(demo_checkpoint, work), '--launcher', 'pytorch'],
-        cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert _numbers(work) == _numbers(single)
 
 
 def _wait_for_cells(path, count, procs, deadline=300):
@@ -129,18 +119,6 @@ def test_resume_across_world_sizes(single, demo_checkpoint, tmp_path):
     assert 'resuming' in procs[0].stdout + procs[0].stderr
     assert _numbers(work) == _numbers(single)
     assert not [f for f in _files(work) if f.endswith(('.tmp', '.part'))]
-
-
-def test_shards_of_different_world_sizes_merge(single, demo_checkpoint,
-                                               tmp_path):
-    work = tmp_path / 'w'
-    _ok(run_ranks(TOOL, *_args(demo_checkpoint, work, '--shard', '1/2'),
-                  world_size=2, cwd=REPO))
-    _ok([run_tool(TOOL, *_args(demo_checkpoint, work, '--shard', '2/2'),
-                  cwd=REPO)])
-    proc = run_tool('tools/robustness_report.py', '--merge', work, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr
-    assert _numbers(work) == _numbers(single)
 
 
 def test_a_dead_rank_stops_the_others(demo_checkpoint, tmp_path):
