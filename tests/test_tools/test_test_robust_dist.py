@@ -7,7 +7,7 @@ one-line errors for bad launches.
 The ranks are real processes joined by torch.distributed; the tests here
 start them as torchrun would (rank 0 holds the rendezvous store) from the
 tests' forkserver; the commands of docs/distributed.md (torchrun, the
-launch scripts, shards over 2 and 3 ranks merged) run in
+launch scripts, shards on torchrun and slurm ranks merged) run in
 tests/test_docs/test_docs.py."""
 import os
 import os.path as osp
@@ -75,8 +75,8 @@ def test_three_ranks_give_the_numbers_of_one_process(single, demo_checkpoint,
                                                     tmp_path):
     """4 images over 3 ranks (2, 1, 1: rank 1 and 2 pad their share with
     image 0, which the evaluators drop). World size 2 with torchrun, and
-    shards on 2 and 3 ranks merged: tests/test_docs/test_docs.py runs
-    docs/distributed.md."""
+    shards on torchrun and slurm ranks merged: tests/test_docs/test_docs.py
+    runs docs/distributed.md."""
     work = tmp_path / 'w'
     procs = run_ranks(TOOL, *_args(demo_checkpoint, work), world_size=3,
                       cwd=REPO)
