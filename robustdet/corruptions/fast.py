@@ -87,7 +87,12 @@ def _to_uint8(x: np.ndarray) -> np.ndarray:
 def _sample(img: np.ndarray, tables, seed: int) -> np.ndarray:
     uniform = np.random.default_rng(seed).random(img.size)
     out = np.empty(img.size, np.uint8)
-    kernels.sample_levels(img.reshape(-1), uniform, *tables, out)
+    levels = img.reshape(-1)
+    if not levels.flags.writeable:
+        # The kernel's signature is for writeable arrays; a read-only
+        # image (np.frombuffer, a memmap) is read through a copy.
+        levels = levels.copy()
+    kernels.sample_levels(levels, uniform, *tables, out)
     return out.reshape(img.shape)
 
 
