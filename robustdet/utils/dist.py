@@ -191,12 +191,16 @@ def init_distributed(launcher: str,
     env = launcher_env(launcher)
     kwargs = dict(dist_cfg or {})
     backend = choose_backend(kwargs.pop('backend', None), backend)
-    if timeout is None:
-        timeout = kwargs.pop('timeout', None) or DEFAULT_DIST_TIMEOUT
-    else:
-        kwargs.pop('timeout', None)
+    configured = kwargs.pop('timeout', None)
+    source = '--dist-timeout'
+    if timeout is None and configured is not None:
+        timeout, source = configured, 'env_cfg.dist_cfg.timeout'
+    elif timeout is None:
+        timeout = DEFAULT_DIST_TIMEOUT
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
     if timeout <= 0:
-        raise RobustDetError(f'--dist-timeout must be > 0, got {timeout}')
+        raise RobustDetError(f'{source} must be > 0, got {timeout}')
     if torch.cuda.is_available():
         torch.cuda.set_device(env['local_rank'])
     # torchrun and slurm set these already; mmengine and torch read them.

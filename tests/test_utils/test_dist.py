@@ -70,6 +70,12 @@ def test_timeout_must_be_positive(monkeypatch):
         monkeypatch.setenv(key, value)
     with pytest.raises(RobustDetError, match='--dist-timeout must be > 0'):
         init_distributed('pytorch', timeout=0)
+    # the config's, when --dist-timeout is not given
+    with pytest.raises(RobustDetError,
+                       match='env_cfg.dist_cfg.timeout must be > 0, got 0'):
+        init_distributed('pytorch', dict(timeout=0))
+    with pytest.raises(RobustDetError, match='--dist-timeout must be > 0'):
+        init_distributed('pytorch', dict(timeout=60), timeout=-1)
 
 
 def test_runner_config_of_a_launched_job():
