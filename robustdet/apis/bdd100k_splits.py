@@ -21,9 +21,8 @@ from ..datasets.bdd100k import (BDD100K_ATTRIBUTES, build_data_list,
                                 data_list_to_coco, frame_attribute,
                                 read_bdd100k_labels)
 from ..utils.errors import RobustDetError
-from ..utils.io import dump_json_atomic, write_text_atomic
+from ..utils.io import dump_json_atomic, sha256_file, write_text_atomic
 from ..utils.seeding import derive_seed
-from .results import sha256_file
 
 #: Weathers of the equal-size val lists, in report order.
 WEATHER_SPLITS = ('clear', 'rainy', 'snowy')

@@ -108,15 +108,6 @@ def results_path(work_dir: str, index: int = 1, count: int = 1) -> str:
                     f'robustness.shard-{index}-of-{count}.json')
 
 
-def sha256_file(path: str, chunk: int = 1 << 22) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(chunk), b''):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def config_fingerprint(cfg: Any) -> str:
     """SHA-256 of the config parts that decide the numbers.
 

@@ -39,15 +39,16 @@ from ..datasets import (CorruptedDataset, DeferredCorruptionDataset,
                         VideoCorruptedDataset)
 from ..datasets.video_clips import check_clip_settings
 from ..utils.checkpoint import load_checkpoint_file
-from ..utils.dist import check_same_job
+from ..utils.dist import check_same_job, rank_and_world
 from ..utils.errors import RobustDetError
+from ..utils.io import sha256_file
 from .bad_images import find_bad_images
 from .passes import PassRunner, check_cells_per_pass, plan_passes
 from .progress import GridProgressHook
 from .results import (DEFAULT_VIDEO_CLIPS, Cell, cell_key, check_same_run,
                       config_fingerprint, grid_cells, has_cell, load_results,
                       new_results, record_cell, results_path, save_results,
-                      sha256_file, shard_cells)
+                      shard_cells)
 from .testing import build_test_runner
 
 
@@ -323,12 +324,12 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             f'({type(dataset).__name__}, '
             f'ann_file={getattr(dataset, "ann_file", None)!r})')
     bad = find_bad_images(dataset)
-    from mmengine.dist import get_world_size
     kept = len(dataset) - len({p for p, _ in bad})
-    if get_world_size() > kept:
+    world_size = rank_and_world()[1]
+    if world_size > kept:
         raise RobustDetError(
-            f'{get_world_size()} ranks for {kept} test image(s): every rank '
-            f'needs an image, start at most {kept}')
+            f'{world_size} ranks for {kept} test image(s): every rank needs '
+            f'an image, start at most {kept}')
     if bad and not job.skip_bad_images:
         path, reason = bad[0]
         raise RobustDetError(

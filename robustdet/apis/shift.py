@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..utils.errors import RobustDetError
-from ..utils.io import dump_json_atomic
-from .results import config_fingerprint, read_results_file, sha256_file
+from ..utils.io import dump_json_atomic, sha256_file
+from .results import config_fingerprint, read_results_file
 
 FORMAT = 'robustdet-shift/1'
 RESULTS_FILE = 'shift.json'

@@ -36,10 +36,9 @@ import numpy as np
 import torch
 
 from ..apis.bad_images import check_image_bytes
-from ..apis.results import sha256_file
 from ..utils.dist import barrier, gather_objects, rank_and_world
 from ..utils.errors import RobustDetError
-from ..utils.io import dump_json_atomic, write_bytes_atomic
+from ..utils.io import dump_json_atomic, sha256_file, write_bytes_atomic
 from ..utils.seeding import derive_seed
 from .adain import AdaIN
 

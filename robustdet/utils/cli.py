@@ -93,6 +93,7 @@ def init_launcher(args: argparse.Namespace,
     import json
 
     from .dist import check_same_job, init_distributed, prepare_runner_cfg
+    from .io import sha256_file
     dist_cfg = {}
     if cfg is not None:
         dist_cfg = (cfg.get('env_cfg') or {}).get('dist_cfg') or {}
@@ -112,11 +113,7 @@ def init_launcher(args: argparse.Namespace,
             text = json.dumps(cfg.to_dict(), sort_keys=True, default=repr)
             job['config_sha256'] = hashlib.sha256(text.encode()).hexdigest()
         for path in files:
-            digest = hashlib.sha256()
-            with open(path, 'rb') as f:
-                for block in iter(lambda: f.read(1 << 22), b''):
-                    digest.update(block)
-            job[f'sha256 of {path}'] = digest.hexdigest()
+            job[f'sha256 of {path}'] = sha256_file(path)
         check_same_job(job)
     return rank, world_size
 

@@ -1,9 +1,20 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""Atomic file writes: a reader never sees a half-written file."""
+"""Atomic file writes (a reader never sees a half-written file), and the
+hash of a file's bytes."""
+import hashlib
 import json
 import os
 import tempfile
 from typing import Any
+
+
+def sha256_file(path: str, chunk: int = 1 << 22) -> str:
+    """SHA-256 of a file's bytes, read ``chunk`` bytes at a time."""
+    digest = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(chunk), b''):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_bytes_atomic(data: bytes, path: str) -> None:
