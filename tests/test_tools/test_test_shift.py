@@ -129,14 +129,16 @@ def bdd_setup(tmp_path_factory):
     return config, ckpt, root / 'bdd100k' / 'splits'
 
 
-@pytest.mark.parametrize('benchmark,splits', [
+# Not named `benchmark`: pytest-benchmark, where installed, claims that
+# argument name for its fixture and stops the session.
+@pytest.mark.parametrize('shift_benchmark,splits', [
     ('bdd100k-weather', ['clear', 'rainy', 'snowy']),
     ('bdd100k-daynight', ['daytime', 'night']),
 ])
-def test_bdd100k_end_to_end(bdd_setup, tmp_path, benchmark, splits):
+def test_bdd100k_end_to_end(bdd_setup, tmp_path, shift_benchmark, splits):
     config, ckpt, split_dir = bdd_setup
     work = tmp_path / 'work'
-    proc = run(config, ckpt, '--benchmark', benchmark, '--split-dir',
+    proc = run(config, ckpt, '--benchmark', shift_benchmark, '--split-dir',
                str(split_dir), '--work-dir', str(work))
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads((work / RESULTS_FILE).read_text())
@@ -151,7 +153,7 @@ def test_bdd100k_end_to_end(bdd_setup, tmp_path, benchmark, splits):
         assert 'coco/bbox_mAP' in results['splits'][split]
     assert results['split_dir'] == str(split_dir)
     # Other split lists make another run: refused without --overwrite.
-    other = run(config, ckpt, '--benchmark', benchmark, '--split-dir',
+    other = run(config, ckpt, '--benchmark', shift_benchmark, '--split-dir',
                 str(tmp_path), '--work-dir', str(work))
     assert other.returncode == 2 and 'another run' in other.stderr
 
