@@ -1,5 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-from .api import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND, OPENCV_DEPENDENT,
+from .api import (BACKENDS, CHANNEL_ORDERS, CPU_DEPENDENT, DEFAULT_BACKEND,
                   corrupt)
 from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CLEAN_SEVERITY,
                     CORRUPTION_NAMES, CORRUPTIONS, CORRUPTIONS_BY_NAME, GROUPS,
@@ -9,7 +9,7 @@ from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CLEAN_SEVERITY,
 __all__ = [
     'BACKENDS', 'BENCHMARK_CORRUPTIONS', 'BENCHMARK_GROUPS', 'CHANNEL_ORDERS',
     'CLEAN_SEVERITY', 'CORRUPTIONS', 'CORRUPTIONS_BY_NAME', 'CORRUPTION_NAMES',
-    'DEFAULT_BACKEND', 'OPENCV_DEPENDENT',
+    'DEFAULT_BACKEND', 'CPU_DEPENDENT',
     'Corruption', 'GROUPS', 'HOLDOUT_CORRUPTIONS', 'SELECTIONS', 'SEVERITIES',
     'check_severity', 'corrupt', 'get_corruption', 'resolve_corruptions'
 ]

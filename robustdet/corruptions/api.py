@@ -33,30 +33,32 @@ BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
 # The fast backend passes the fidelity tests against the reference for all
 # 19 corruptions (tests/test_corruptions/test_fast_backend.py).
 DEFAULT_BACKEND = 'fast'
-# The corruptions whose pixels, per CPU backend, still depend on which of
-# OpenCV's code paths runs: Intel IPP (x86 builds of OpenCV have it, and
-# it picks its own code for the CPU) or OpenCV's own code, vector or scalar
-# (``cv2.setUseOptimized(False)`` turns both IPP and the vector code off).
-# Everything else gives the same pixels on any x86-64 CPU, whatever numpy,
-# OpenCV and numba dispatch to: the fast backend computes its float
-# filters in numba, in an order fixed per pixel (.kernels).
+# The corruptions whose pixels, per CPU backend, depend on the CPU that
+# computes them. The fast backend has none: its float filters are numba
+# loops in an order fixed per pixel (.kernels), frost's texture resize is
+# exact integer arithmetic, and every other step is integer work or an
+# elementwise float operation that IEEE arithmetic rounds one way on any
+# x86-64 CPU, whatever numpy, OpenCV and numba dispatch to.
 #
-# * fast: frost enlarges its texture with ``cv2.resize`` (bicubic, uint8),
-#   which IPP rounds differently from OpenCV's own code (a grey level in
-#   a few % of the texture pixels), and IPP's SSE4.2 code from its AVX2
-#   code (rarely). An exact resize costs 2-4 times IPP's on each new image
-#   size (the texture is cached per size).
-# * reference: the imagecorruptions package calls OpenCV itself in these
-#   four (defocus_blur: GaussianBlur and filter2D in float; snow: cvtColor
-#   in float; frost: the resize above; spatter: distanceTransform): its
-#   pixels depend on the CPU and on IPP (defocus_blur differs already with
-#   the CPU held back a generation, in a pixel in 10**5 of a photo).
+# The reference backend runs the imagecorruptions package, which calls
+# code that does depend on the CPU:
 #
-# tests/test_corruptions/test_cpu_identical.py holds the rest of the table
-# to identical pixels across CPU settings, and the fast list to differing.
-OPENCV_DEPENDENT: Dict[str, Tuple[str, ...]] = {
-    'fast': ('frost', ),
-    'reference': ('defocus_blur', 'snow', 'frost', 'spatter'),
+# * OpenCV's float code and Intel IPP, which picks its own kernels for the
+#   CPU (``cv2.setUseOptimized(False)`` turns both IPP and OpenCV's vector
+#   code off): defocus_blur (GaussianBlur and filter2D in float), snow
+#   (cvtColor in float), frost (a bicubic resize that IPP rounds its own
+#   way) and spatter (distanceTransform). defocus_blur differs already
+#   with the CPU held back a generation, in a pixel in 10**5 of a photo.
+# * numpy's AVX-512 code for ``np.exp`` in float64, which rounds
+#   differently from its AVX2 and scalar code: motion_blur's kernel, on
+#   an AVX-512 CPU with numpy's AVX-512 code turned off or the CPU held
+#   back (a grey level in 0.6 % of the values of a small test image).
+#
+# tests/test_corruptions/test_cpu_identical.py holds every other cell of
+# the table to identical pixels across CPU settings.
+CPU_DEPENDENT: Dict[str, Tuple[str, ...]] = {
+    'fast': (),
+    'reference': ('defocus_blur', 'motion_blur', 'snow', 'frost', 'spatter'),
 }
 CHANNEL_ORDERS = ('rgb', 'bgr')
 MIN_SIDE = 32

@@ -16,6 +16,7 @@ from typing import List, Tuple
 import cv2
 import numpy as np
 
+from . import kernels
 from .table import get_corruption
 
 # Truncation of the Gaussian kernels (scipy.ndimage.gaussian_filter and
@@ -226,12 +227,51 @@ def frost_rescaled(index: int, height: int, width: int) -> np.ndarray:
     elif fh < height and fw < width:
         scale = max(height / fh, width / fw)
     scale *= 1.1
-    size = (int(np.ceil(fw * scale)), int(np.ceil(fh * scale)))
-    out = np.ascontiguousarray(
-        cv2.resize(frost, dsize=size, interpolation=cv2.INTER_CUBIC)[...,
-                                                                     ::-1])
+    width_out, height_out = int(np.ceil(fw * scale)), int(np.ceil(fh * scale))
+    cols, col_w = cubic_taps(fw, width_out)
+    rows, row_w = cubic_taps(fh, height_out)
+    # Taps and weights per value of a flattened row (three channels).
+    taps = (cols.T[:, :, None] * 3 + np.arange(3)).reshape(4, -1)
+    tap_w = np.repeat(col_w.T, 3, axis=1).astype(np.float64)
+    out = np.empty((height_out, width_out, 3), np.uint8)
+    kernels.resize_cubic(frost, taps.astype(np.int32), tap_w, rows,
+                         row_w.astype(np.float64), out)
+    out = np.ascontiguousarray(out[..., ::-1])
     out.setflags(write=False)
     return out
+
+
+def cubic_taps(src: int, dst: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Taps and integer weights of OpenCV's bicubic resize along one axis.
+
+    OpenCV's coordinates and coefficients (``cv::resize`` with
+    ``INTER_CUBIC``, A = -0.75, in float32, scaled by 2**11 and rounded
+    to the nearest even), with the edge pixels repeated.
+
+    Args:
+        src (int): Source length.
+        dst (int): Output length.
+
+    Returns:
+        tuple[np.ndarray, np.ndarray]: ``(dst, 4)`` source indices (intp)
+        and weights (int32, summing to about 2**11).
+    """
+    scale = 1. / (dst / src)
+    pos = ((np.arange(dst) + 0.5) * scale - 0.5).astype(np.float32)
+    first = np.floor(pos)
+    x = pos - first
+    a, one = np.float32(-0.75), np.float32(1)
+    x1 = x + one
+    c0 = ((a * x1 - np.float32(5) * a) * x1 + np.float32(8) * a) * x1 - \
+        np.float32(4) * a
+    c1 = ((a + np.float32(2)) * x - (a + np.float32(3))) * x * x + one
+    y = one - x
+    c2 = ((a + np.float32(2)) * y - (a + np.float32(3))) * y * y + one
+    c3 = one - c0 - c1 - c2
+    coeffs = np.stack([c0, c1, c2, c3], axis=1) * np.float32(2048)
+    weights = np.rint(coeffs).astype(np.int32)
+    taps = first.astype(np.intp)[:, None] + np.arange(-1, 3)
+    return np.ascontiguousarray(np.clip(taps, 0, src - 1)), weights
 
 
 def frost_draw(rng: np.random.RandomState, height: int,

@@ -28,10 +28,11 @@ the defocus disk, elastic_transform's smoothing, spatter's distance
 transform) and the blends of snow and frost are numba loops or numpy
 expressions whose float operations per pixel do not depend on the vector
 code the CPU gets, instead of OpenCV's float code, which rounds
-differently with AVX-512, AVX2, SSE, scalar code or IPP. OpenCV still does
-integer work (Canny, equalizeHist, LUTs, uint8 box filters), and frost's
-texture resize, which IPP rounds its own way:
-:data:`.api.OPENCV_DEPENDENT` (tests/test_corruptions/test_cpu_identical.py).
+differently with AVX-512, AVX2, SSE, scalar code or IPP; frost's texture
+resize is OpenCV's bicubic formula in exact integers (IPP rounds its own
+way). OpenCV still does integer work (Canny, equalizeHist, LUTs, uint8
+box filters). :data:`.api.CPU_DEPENDENT` lists none for this backend
+(tests/test_corruptions/test_cpu_identical.py).
 """
 import functools
 import io

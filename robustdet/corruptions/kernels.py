@@ -461,3 +461,49 @@ def chamfer_5x5(img, costs, out):  # pragma: no cover
                 t0 = min(t0, d[y, x + 1] + hv)
                 d[y, x] = t0
             out[i, j] = t0
+
+
+@njit([
+    types.void(a, types.int32[:, ::1], types.float64[:, ::1],
+               types.intp[:, ::1], types.float64[:, ::1],
+               types.uint8[:, :, ::1])
+    for a in (types.uint8[:, :, ::1], _U8_RO)
+], **_OPTS)
+def resize_cubic(img, taps, tap_w, rows, row_w, out):  # pragma: no cover
+    """Separable 4-tap resize of a uint8 image, exact in integers.
+
+    Rows first: ``h[r, k] = sum_t tap_w[t, k] * img[r].ravel()[taps[t, k]]``
+    for each output value ``k`` of a row (``taps`` index the flattened
+    row, channels included), then ``out[i] = sum_t row_w[i, t] *
+    h[rows[i, t]]``, shifted right by 22 bits (rounding half up) and
+    clipped to [0, 255]. The weights are integers (11 fractional bits
+    each) held in float64: every product and sum is an integer below
+    2**53, so exact whatever the order or FMA, and the pixels do not
+    depend on the CPU. OpenCV's own uint8 bicubic rounds its last step in
+    float, IPP's in its own way.
+    """
+    src_h = img.shape[0]
+    height = out.shape[0]
+    n = taps.shape[1]
+    horizontal = np.empty((src_h, n), np.float64)
+    flat = img.reshape(src_h, img.shape[1] * img.shape[2])
+    for r in range(src_h):
+        src = flat[r]
+        dst = horizontal[r]
+        for k in range(n):
+            dst[k] = tap_w[0, k] * src[taps[0, k]]
+        for t in range(1, 4):
+            tt, tw = taps[t], tap_w[t]
+            for k in range(n):
+                dst[k] += tw[k] * src[tt[k]]
+    flat_out = out.reshape(height, n)
+    scale = 1.0 / (1 << 22)
+    for i in range(height):
+        dst = flat_out[i]
+        h0, h1 = horizontal[rows[i, 0]], horizontal[rows[i, 1]]
+        h2, h3 = horizontal[rows[i, 2]], horizontal[rows[i, 3]]
+        w0, w1, w2, w3 = row_w[i, 0], row_w[i, 1], row_w[i, 2], row_w[i, 3]
+        for k in range(n):
+            v = np.floor((w0 * h0[k] + w1 * h1[k] + w2 * h2[k] + w3 * h3[k] +
+                          2097152.0) * scale)
+            dst[k] = np.int32(min(max(v, 0.0), 255.0))
