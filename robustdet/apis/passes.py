@@ -188,12 +188,20 @@ def pass_dataset(dl_cfg: Dict[str, Any], cells: Sequence[Cell],
 class PassBatchSampler:
     """Batches of a :class:`GridDataset`, pass after pass, never mixed.
 
-    Within a pass the images are taken in order and split over the ranks as
-    mmengine's ``DefaultSampler(shuffle=False)`` does (rank r takes images
-    r, r + world size, ...; with ``round_up`` the first images are repeated
-    so that every rank has as many), so every rank has the same number of
-    batches per pass and the evaluators' ``collect_results`` restores the
-    dataset order.
+    Within a pass the images are split over the ranks as mmengine's
+    ``DefaultSampler(shuffle=False)`` does: rank r takes images r,
+    r + world size, ... With ``round_up`` the first images are repeated so
+    that every rank has as many, so every rank has the same number of
+    batches per pass; the evaluators' ``collect_results`` interleaves the
+    ranks' results back into the dataset order and drops the repeats.
+
+    With ``contiguous`` (runs with clip corruptions) rank r takes a block
+    of consecutive images instead, as many as the interleaved split gives
+    it, padded with its own last image. Consecutive frames share their
+    clips, so each rank corrupts only the clips of its block (a clip at a
+    block's edge on both ranks) rather than nearly every clip. The ranks'
+    results then reach the metrics in another order than the dataset's,
+    which the metrics do not depend on: they score by image id.
 
     Args:
         num_passes (int): Number of passes.
@@ -202,6 +210,8 @@ class PassBatchSampler:
         round_up (bool): Pad each rank's share to the same size.
         rank (int, optional): Defaults to the process's rank.
         world_size (int, optional): Defaults to the world size.
+        contiguous (bool): Give each rank a block of consecutive images.
+            Defaults to False.
     """
 
     def __init__(self,
@@ -210,20 +220,23 @@ class PassBatchSampler:
                  batch_size: int,
                  round_up: bool = True,
                  rank: Optional[int] = None,
-                 world_size: Optional[int] = None) -> None:
+                 world_size: Optional[int] = None,
+                 contiguous: bool = False) -> None:
         if rank is None or world_size is None:
             from mmengine.dist import get_dist_info
             rank, world_size = get_dist_info()
         self.num_passes = num_passes
         self.num_images = num_images
         self.batch_size = batch_size
-        if round_up:
+        if contiguous:
+            self.indices = _block(num_images, rank, world_size, round_up)
+        elif round_up:
             total = math.ceil(num_images / world_size) * world_size
             indices = (list(range(num_images)) *
                        (total // max(num_images, 1) + 1))[:total]
+            self.indices = indices[rank::world_size]
         else:
-            indices = list(range(num_images))
-        self.indices = indices[rank::world_size]
+            self.indices = list(range(num_images))[rank::world_size]
         self.batches_per_pass = math.ceil(len(self.indices) / batch_size)
 
     def __iter__(self) -> Iterator[List[int]]:
@@ -234,6 +247,21 @@ class PassBatchSampler:
 
     def __len__(self) -> int:
         return self.num_passes * self.batches_per_pass
+
+
+def _block(num_images: int, rank: int, world_size: int,
+           round_up: bool) -> List[int]:
+    """Rank ``rank``'s block of consecutive images: as many as the
+    interleaved split gives it (ranks before ``num_images % world_size``
+    one more), padded with its last image (image 0 for an empty block) to
+    the largest share with ``round_up``."""
+    sizes = [(num_images - r + world_size - 1) // world_size
+             for r in range(world_size)]
+    start = sum(sizes[:rank])
+    block = list(range(start, start + sizes[rank]))
+    if round_up:
+        block += [block[-1] if block else 0] * (sizes[0] - len(block))
+    return block
 
 
 class PassCollate:
@@ -308,12 +336,23 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
         num_images = dl_cfg['num_batch_per_epoch'] * batch_size * \
             get_world_size()
     grid = GridDataset(dataset, passes, num_images)
+    clips = [d for d, _ in getattr(dataset, 'parts', [(dataset, None)])
+             if isinstance(d, MultiVideoCorruptedDataset)]
+    sampler = PassBatchSampler(
+        len(passes),
+        grid.num_images,
+        batch_size,
+        round_up,
+        contiguous=bool(clips))
+    for clip_dataset in clips:
+        # Before the workers copy the dataset: a clip is deleted once the
+        # items of this rank that use it are served.
+        clip_dataset.serve(sampler.indices)
     cfg = {k: v for k, v in dl_cfg.items() if k not in _REPLACED}
     cfg.update(
         dataset=grid,
         sampler=None,
-        batch_sampler=PassBatchSampler(
-            len(passes), grid.num_images, batch_size, round_up),
+        batch_sampler=sampler,
         collate_fn=PassCollate(resolve_collate_fn(dl_cfg.get('collate_fn'))))
     return runner.build_dataloader(
         cfg,

@@ -284,6 +284,19 @@ class ClipIndex:
                 'indexed dataset') from None
         return self.clips[cid], pos, self.uses[cid]
 
+    def count_uses(self, keys: Sequence[Tuple[str, Optional[str]]]) -> None:
+        """Count each clip's uses over these items only (the items one
+        process serves, a repeated item once per time), so that a process
+        deletes a clip once it has served its own items of it.
+
+        Args:
+            keys (Sequence[tuple]): ``(path, anchor)`` of the items.
+        """
+        uses = [0] * len(self.clips)
+        for key in keys:
+            uses[self.items[tuple(key)][0]] += 1
+        self.uses = uses
+
     def shortest(self) -> Optional[Clip]:
         """The shortest clip (None without clips)."""
         return min(self.clips, key=lambda c: len(c.paths), default=None)

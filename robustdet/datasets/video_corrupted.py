@@ -198,6 +198,7 @@ class _VideoCells(WrappedDataset):
             source = 'dir' if bad else 'ann'
         self.resolved = dict(clip_mode=mode, frames_from=source)
         items = [(i['img_path'], _anchor_path(i)) for i in infos]
+        self._keys = items
         roots = [getattr(leaf, 'data_root', None) or ''
                  for leaf in self._leaves]
         self.index = ClipIndex(items, VideoFrames(source, anns),
@@ -207,6 +208,20 @@ class _VideoCells(WrappedDataset):
             self.store = ClipStore(self.cache_dir)
             weakref.finalize(self, self.store.close)
         self._fully_initialized = True
+
+    def serve(self, indices: Sequence[int]) -> None:
+        """Count the clips' uses over the items this process serves only.
+
+        With the items split over ranks, a rank then deletes each clip
+        from its store once it has served its own items of it (counted
+        over the whole dataset, it would keep every clip to the end).
+
+        Args:
+            indices (Sequence[int]): The items this process serves, a
+                repeated one once per time.
+        """
+        self.full_init()
+        self.index.count_uses([self._keys[i] for i in indices])
 
     def _check_short(self, cells: Sequence[Cell]) -> None:
         shortest = self.index.shortest()
