@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 from skimage import data
 
-from robustdet.corruptions import CORRUPTION_NAMES, SEVERITIES, corrupt
+from robustdet.corruptions import (CORRUPTION_NAMES, CPU_DEPENDENT, SEVERITIES,
+                                   corrupt)
 from robustdet.corruptions.table import CORRUPTIONS_BY_NAME
 from robustdet.utils.errors import RobustDetError
 
@@ -29,6 +30,16 @@ NOISES = ('gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise')
 MAX_DIFF = {name: 1 for name in CORRUPTION_NAMES if name not in NOISES}
 MAX_DIFF.update(pixelate=0, jpeg_compression=0)
 PHOTOS = ('astronaut', 'chelsea', 'coffee', 'rocket', 'camera')
+
+
+def _held_back_too(*values):
+    """A case that ``make test`` runs again with the CPU held back when
+    the reference's pixels depend on the CPU (``CPU_DEPENDENT``): the
+    fast backend's do not (test_cpu_identical.py), so for the other
+    corruptions the held-back run would compare the same pixels again."""
+    if values[0] in CPU_DEPENDENT['reference']:
+        return pytest.param(*values, marks=pytest.mark.cpu_sensitive)
+    return pytest.param(*values)
 
 
 def _photo(name: str) -> np.ndarray:
@@ -47,9 +58,8 @@ def _diff(name, img, severity, seed=0):
     return np.abs(ref.astype(np.int16) - fast.astype(np.int16))
 
 
-@pytest.mark.cpu_sensitive
 @pytest.mark.parametrize('photo', PHOTOS)
-@pytest.mark.parametrize('name', sorted(MAX_DIFF))
+@pytest.mark.parametrize('name', [_held_back_too(n) for n in sorted(MAX_DIFF)])
 def test_matches_reference_on_photos(photo, name):
     img = _photo(photo)
     for severity in SEVERITIES:
@@ -57,8 +67,7 @@ def test_matches_reference_on_photos(photo, name):
         assert diff.max() <= MAX_DIFF[name], (photo, name, severity)
 
 
-@pytest.mark.cpu_sensitive
-@pytest.mark.parametrize('name', sorted(MAX_DIFF))
+@pytest.mark.parametrize('name', [_held_back_too(n) for n in sorted(MAX_DIFF)])
 def test_matches_reference_odd_size(name):
     img = _odd(33, 47)
     for severity in SEVERITIES:
@@ -79,8 +88,8 @@ def large_image():
     return cv2.resize(data.astronaut(), (2048, 1024))
 
 
-@pytest.mark.cpu_sensitive
-@pytest.mark.parametrize('name,severity', LARGE_CASES)
+@pytest.mark.parametrize('name,severity',
+                         [_held_back_too(*case) for case in LARGE_CASES])
 def test_matches_reference_cityscapes_size(large_image, name, severity):
     diff = _diff(name, large_image, severity, seed=7)
     assert diff.max() <= MAX_DIFF[name]
