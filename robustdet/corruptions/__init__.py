@@ -1,15 +1,17 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-from .api import (BACKENDS, CHANNEL_ORDERS, CPU_DEPENDENT, DEFAULT_BACKEND,
-                  corrupt)
-from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CLEAN_SEVERITY,
-                    CORRUPTION_NAMES, CORRUPTIONS, CORRUPTIONS_BY_NAME, GROUPS,
-                    HOLDOUT_CORRUPTIONS, SELECTIONS, SEVERITIES, Corruption,
-                    check_severity, get_corruption, resolve_corruptions)
+from .api import BACKENDS, CPU_DEPENDENT, DEFAULT_BACKEND, corrupt
+from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CHANNEL_ORDERS,
+                    CLEAN_SEVERITY, CORRUPTION_NAMES, CORRUPTIONS,
+                    CORRUPTIONS_BY_NAME, GROUPS, HOLDOUT_CORRUPTIONS, MIN_SIDE,
+                    SELECTIONS, SEVERITIES, Corruption, check_channel_order,
+                    check_image_size, check_severity, get_corruption,
+                    resolve_corruptions)
 
 __all__ = [
     'BACKENDS', 'BENCHMARK_CORRUPTIONS', 'BENCHMARK_GROUPS', 'CHANNEL_ORDERS',
     'CLEAN_SEVERITY', 'CORRUPTIONS', 'CORRUPTIONS_BY_NAME', 'CORRUPTION_NAMES',
-    'DEFAULT_BACKEND', 'CPU_DEPENDENT',
-    'Corruption', 'GROUPS', 'HOLDOUT_CORRUPTIONS', 'SELECTIONS', 'SEVERITIES',
-    'check_severity', 'corrupt', 'get_corruption', 'resolve_corruptions'
+    'CPU_DEPENDENT', 'Corruption', 'DEFAULT_BACKEND', 'GROUPS',
+    'HOLDOUT_CORRUPTIONS', 'MIN_SIDE', 'SELECTIONS', 'SEVERITIES',
+    'check_channel_order', 'check_image_size', 'check_severity', 'corrupt',
+    'get_corruption', 'resolve_corruptions'
 ]

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..utils.errors import RobustDetError
 from .reference import corrupt_reference
-from .table import check_severity, get_corruption
+from .table import (check_channel_order, check_image_size, check_severity,
+                    get_corruption)
 
 
 def _fast(img: np.ndarray, name: str, severity: int,
@@ -60,8 +61,6 @@ CPU_DEPENDENT: Dict[str, Tuple[str, ...]] = {
     'fast': (),
     'reference': ('defocus_blur', 'motion_blur', 'snow', 'frost', 'spatter'),
 }
-CHANNEL_ORDERS = ('rgb', 'bgr')
-MIN_SIDE = 32
 
 
 def corrupt(img: np.ndarray,
@@ -112,9 +111,7 @@ def corrupt(img: np.ndarray,
     if backend not in BACKENDS:
         raise RobustDetError(f'unknown corruption backend {backend!r}; '
                              f'valid: {", ".join(BACKENDS)}')
-    if channel_order not in CHANNEL_ORDERS:
-        raise RobustDetError(f'unknown channel order {channel_order!r}; '
-                             f'valid: {", ".join(CHANNEL_ORDERS)}')
+    check_channel_order(channel_order)
     if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise RobustDetError(f'seed must be an integer in [0, 2**32), got '
                              f'{seed!r}')
@@ -144,10 +141,7 @@ def _check_image(img: np.ndarray) -> np.ndarray:
     if not (img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 3)):
         raise RobustDetError(
             f'corrupt() needs an H×W×3 or H×W image, got shape {img.shape}')
-    if min(img.shape[:2]) < MIN_SIDE:
-        raise RobustDetError(
-            f'image of size {img.shape[1]}×{img.shape[0]} is too small: the '
-            f'corruptions need at least {MIN_SIDE} pixels on each side')
+    check_image_size(*img.shape[:2])
     return img
 
 

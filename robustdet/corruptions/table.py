@@ -158,6 +158,28 @@ def resolve_corruptions(tokens: Iterable[str]) -> List[str]:
     return [n for n in CORRUPTION_NAMES if n in chosen]
 
 
+# The input contract of every backend.
+CHANNEL_ORDERS = ('rgb', 'bgr')
+MIN_SIDE = 32
+
+
+def check_channel_order(channel_order: str) -> str:
+    """``channel_order`` if it is one of :data:`CHANNEL_ORDERS`, else a
+    user error."""
+    if channel_order not in CHANNEL_ORDERS:
+        raise RobustDetError(f'unknown channel order {channel_order!r}; '
+                             f'valid: {", ".join(CHANNEL_ORDERS)}')
+    return channel_order
+
+
+def check_image_size(height: int, width: int) -> None:
+    """A user error for an image with a side under :data:`MIN_SIDE`."""
+    if min(height, width) < MIN_SIDE:
+        raise RobustDetError(
+            f'image of size {width}×{height} is too small: the corruptions '
+            f'need at least {MIN_SIDE} pixels on each side')
+
+
 def check_severity(severity: int, allow_clean: bool = False) -> int:
     """Validate a severity.
 

@@ -61,8 +61,8 @@ import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
 from . import common, fast
-from .api import CHANNEL_ORDERS, MIN_SIDE
-from .table import check_severity, get_corruption
+from .table import (check_channel_order, check_image_size, check_severity,
+                    get_corruption)
 
 #: Environment variable naming the device of ``backend='torch'``.
 DEVICE_ENV = 'ROBUSTDET_TORCH_DEVICE'
@@ -156,10 +156,7 @@ def corrupt_batch(images: Images,
     """
     get_corruption(name)
     check_severity(severity, allow_clean=True)
-    if channel_order not in CHANNEL_ORDERS:
-        raise RobustDetError(f'unknown channel order {channel_order!r}; '
-                             f'valid: {", ".join(CHANNEL_ORDERS)}')
-    bgr = channel_order == 'bgr'
+    bgr = check_channel_order(channel_order) == 'bgr'
     if isinstance(images, torch.Tensor):
         dev = resolve_device(images.device if device is None else device)
         _check_batch(images)
@@ -245,7 +242,7 @@ def _check_batch(images: torch.Tensor) -> None:
         raise RobustDetError(
             'corrupt_batch() needs a uint8 N×3×H×W tensor, got '
             f'{images.dtype} of shape {tuple(images.shape)}')
-    _check_size(images.shape[2], images.shape[3])
+    check_image_size(images.shape[2], images.shape[3])
 
 
 def _check_hwc(img) -> torch.Tensor:
@@ -257,15 +254,8 @@ def _check_hwc(img) -> torch.Tensor:
             img, torch.Tensor) else type(img).__name__)
         raise RobustDetError(
             f'corrupt_batch() needs uint8 H×W×3 images, got {desc}')
-    _check_size(img.shape[0], img.shape[1])
+    check_image_size(img.shape[0], img.shape[1])
     return img
-
-
-def _check_size(height: int, width: int) -> None:
-    if min(height, width) < MIN_SIDE:
-        raise RobustDetError(
-            f'image of size {width}×{height} is too small: the corruptions '
-            f'need at least {MIN_SIDE} pixels on each side')
 
 
 def _check_seeds(seeds: Sequence[int], count: int) -> List[int]:

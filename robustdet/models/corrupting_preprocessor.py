@@ -8,7 +8,7 @@ from mmdet.registry import MODELS
 from mmengine.model import BaseDataPreprocessor
 from torch import nn
 
-from ..corruptions import (CHANNEL_ORDERS, CLEAN_SEVERITY, check_severity,
+from ..corruptions import (CLEAN_SEVERITY, check_channel_order, check_severity,
                            get_corruption)
 from ..datasets.transforms import corruption_seed
 from ..utils.errors import RobustDetError
@@ -69,11 +69,8 @@ class CorruptingDataPreprocessor(BaseDataPreprocessor):
         if isinstance(data_preprocessor, dict):
             data_preprocessor = MODELS.build(data_preprocessor)
         self.data_preprocessor = data_preprocessor
-        if channel_order not in CHANNEL_ORDERS:
-            raise RobustDetError(f'unknown channel order {channel_order!r}; '
-                                 f'valid: {", ".join(CHANNEL_ORDERS)}')
         self.seed = seed
-        self.channel_order = channel_order
+        self.channel_order = check_channel_order(channel_order)
         self.corruption_device = None
         if device is not None:
             from ..corruptions.torch_backend import resolve_device
