@@ -33,6 +33,7 @@ from torch.utils.data import Dataset
 from ..corruptions import CLEAN_SEVERITY
 from ..datasets import MultiCorruptedDataset, MultiVideoCorruptedDataset
 from ..utils.errors import RobustDetError
+from ..video.table import is_video_corruption
 from .progress import GridProgressHook
 from .results import Cell, cell_key, record_cell, save_results
 
@@ -164,7 +165,6 @@ def pass_dataset(dl_cfg: Dict[str, Any], cells: Sequence[Cell],
     :class:`MultiVideoCorruptedDataset` for clip corruptions (the clean
     cell goes with the image cells when there are any), routed by
     :class:`CellRouter` when the run has both."""
-    from .robustness import is_video_corruption
     video = [c for c in cells if is_video_corruption(c[0])]
     image = [c for c in cells if c not in video]
     if video and all(c[1] == CLEAN_SEVERITY for c in image):

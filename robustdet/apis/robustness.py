@@ -42,6 +42,7 @@ from ..utils.checkpoint import load_checkpoint_file
 from ..utils.dist import check_same_job, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
+from ..video.table import is_video_corruption
 from .bad_images import find_bad_images
 from .passes import PassRunner, check_cells_per_pass, plan_passes
 from .progress import GridProgressHook
@@ -50,12 +51,6 @@ from .results import (DEFAULT_VIDEO_CLIPS, Cell, cell_key, check_same_run,
                       new_results, record_cell, results_path, save_results,
                       shard_cells)
 from .testing import build_test_runner
-
-
-def is_video_corruption(name: str) -> bool:
-    """Whether ``name`` is a clip corruption of :mod:`robustdet.video`."""
-    from ..video.table import CLIP_CORRUPTIONS_BY_NAME
-    return name in CLIP_CORRUPTIONS_BY_NAME
 
 
 def resolve_grid_corruptions(tokens: Sequence[str]) -> List[str]:

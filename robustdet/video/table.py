@@ -34,6 +34,11 @@ VIDEO_SELECTIONS: Dict[str, Tuple[str, ...]] = {
 }
 
 
+def is_video_corruption(name: str) -> bool:
+    """Whether ``name`` is a clip corruption (of this table)."""
+    return name in CLIP_CORRUPTIONS_BY_NAME
+
+
 def moves_boxes(name: str) -> bool:
     """Whether a clip corruption moves the image content, and with it the
     ground-truth boxes (camera motion)."""
