@@ -44,9 +44,9 @@ def main():
     args = parse_args()
     from robustdet.datasets.neighbor_builder import (build_neighbor_sets,
                                                      frame_labels)
-    from robustdet.evaluation.functional.pmk import read_json
     from robustdet.utils.errors import RobustDetError
     from robustdet.utils.io import dump_json_atomic
+    from robustdet.utils.pmsets import read_json
     coco = read_json(args.ann, 'annotation')
     if not isinstance(coco, dict) or not coco.get('images'):
         raise RobustDetError(f'{args.ann} has no images')

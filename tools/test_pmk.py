@@ -63,9 +63,9 @@ def main():
     from mmengine.dist import is_main_process
 
     from robustdet.apis.testing import build_test_runner
-    from robustdet.evaluation.functional.pmk import read_json
     from robustdet.reports.pmk import summary_lines
     from robustdet.utils import load_checkpoint_file, register_all_modules
+    from robustdet.utils.pmsets import read_json
     register_all_modules()
     cfg = load_config(
         args.config, args.cfg_options, require=('test_dataloader',

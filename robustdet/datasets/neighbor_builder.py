@@ -13,8 +13,8 @@ from typing import (Dict, Iterable, List, Mapping, Optional, Sequence, Set,
 
 import numpy as np
 
-from ..evaluation.functional.pmk import frame_number
 from ..utils.errors import RobustDetError
+from ..utils.pmsets import frame_number
 from ..utils.seeding import derive_seed
 
 
@@ -22,7 +22,7 @@ def video_frames(images: Iterable[Mapping]) -> Dict[object, List[Tuple]]:
     """Group images by video: ``{video: [(frame, file_name), ...]}`` sorted
     by frame. Uses CocoVID's ``video_id``/``frame_id`` when present, else
     the file name: directory = video, last number = frame (as in ImageNet
-    VID, see :func:`robustdet.evaluation.functional.pmk.frame_number`)."""
+    VID, see :func:`robustdet.utils.pmsets.frame_number`)."""
     videos: Dict[object, List[Tuple[int, str]]] = defaultdict(list)
     for img in images:
         name = img['file_name']

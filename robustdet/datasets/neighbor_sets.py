@@ -20,8 +20,8 @@ from mmdet.registry import DATASETS
 from mmengine.fileio import get, get_local_path
 from mmengine.logging import print_log
 
-from ..evaluation.functional.pmk import parse_pmsets, read_json
 from ..utils.errors import RobustDetError
+from ..utils.pmsets import parse_pmsets, read_json
 
 #: The 30 ImageNet VID classes in alphabetical order (the class indices
 #: 0-29 of ImageNet-Vid-Robust's labels.json) and their WordNet ids, which

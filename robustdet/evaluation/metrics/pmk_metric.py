@@ -9,7 +9,8 @@ from mmengine.evaluator import BaseMetric
 from mmengine.logging import print_log
 
 from ...utils.errors import RobustDetError
-from ..functional.pmk import JUDGE_MODES, PmkData
+from ..functional.classification import JUDGE_MODES
+from ..functional.pmk_data import PmkData
 
 _META = ('frame_key', 'anchor_key', 'anchor_id', 'offset', 'frame_labels')
 
