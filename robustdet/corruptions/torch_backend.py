@@ -63,6 +63,9 @@ from ..utils.errors import RobustDetError
 from . import common, fast
 from .table import (check_channel_order, check_image_size, check_severity,
                     get_corruption)
+from .torch_ops import (box3_sum, canny_edges, chamfer_distance, equalize_hist,
+                        gaussian_filter, on_device, pad_hw, sep_filter,
+                        shifted_view, take_along, to_uint8)
 
 #: Environment variable naming the device of ``backend='torch'``.
 DEVICE_ENV = 'ROBUSTDET_TORCH_DEVICE'
@@ -271,90 +274,6 @@ def _check_seeds(seeds: Sequence[int], count: int) -> List[int]:
     return [int(s) for s in seeds]
 
 
-# ------------------------------------------------------------- helpers
-
-
-def _to_uint8(x: torch.Tensor) -> torch.Tensor:
-    """Values on the 0-255 scale -> uint8, clipped and truncated.
-
-    The reference ends every float corruption with ``np.uint8(np.clip(x,
-    0, 1) * 255)``, which truncates.
-    """
-    return x.clamp_(0, 255).to(torch.uint8)
-
-
-def _tensor(array, like: torch.Tensor, dtype=None) -> torch.Tensor:
-    """A copy of a numpy array on the device of ``like``."""
-    return torch.tensor(np.asarray(array), dtype=dtype, device=like.device)
-
-
-def _border_index(size: int, before: int, after: int, mode: str,
-                  device: torch.device) -> torch.Tensor:
-    """Source indices of a padded axis.
-
-    ``'replicate'`` repeats the edge (OpenCV BORDER_REPLICATE, scipy
-    'nearest'), ``'reflect101'`` mirrors about the edge pixel (OpenCV's
-    default BORDER_REFLECT_101) and ``'symmetric'`` mirrors about the edge
-    (OpenCV BORDER_REFLECT, scipy 'reflect'), for any pad width.
-    """
-    idx = torch.arange(-before, size + after, device=device)
-    if mode == 'replicate':
-        return idx.clamp_(0, size - 1)
-    if mode == 'reflect101':
-        period = max(2 * size - 2, 1)
-        idx = idx.remainder(period)
-        return torch.where(idx >= size, period - idx, idx)
-    if mode == 'symmetric':
-        period = 2 * size
-        idx = idx.remainder(period)
-        return torch.where(idx >= size, period - 1 - idx, idx)
-    raise ValueError(f'unknown border mode {mode!r}')
-
-
-def _take(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
-    """``x.index_select(dim, index)`` for ``dim`` -2 (rows) or -1."""
-    # Indexing is several times faster than index_select along the last
-    # axis on the CPU, and the same on CUDA.
-    return x[..., index] if dim == -1 else x.index_select(dim, index)
-
-
-def _pad(x: torch.Tensor, pad_y: int, pad_x: int, mode: str) -> torch.Tensor:
-    """Pad the last two axes of ``x`` by ``(pad_y, pad_x)`` on each side."""
-    h, w = x.shape[-2:]
-    if pad_y:
-        x = _take(x, -2, _border_index(h, pad_y, pad_y, mode, x.device))
-    if pad_x:
-        x = _take(x, -1, _border_index(w, pad_x, pad_x, mode, x.device))
-    return x
-
-
-def _sep_filter(x: torch.Tensor, kernel_y: np.ndarray, kernel_x: np.ndarray,
-                mode: str) -> torch.Tensor:
-    """Separable correlation of each channel of ``x`` (N×C×H×W)."""
-    c = x.shape[1]
-    x = _pad(x, len(kernel_y) // 2, len(kernel_x) // 2, mode)
-    ky = _tensor(kernel_y, x, x.dtype).view(1, 1, -1, 1).expand(c, 1, -1, 1)
-    kx = _tensor(kernel_x, x, x.dtype).view(1, 1, 1, -1).expand(c, 1, 1, -1)
-    return F.conv2d(F.conv2d(x, ky, groups=c), kx, groups=c)
-
-
-def _gaussian(x: torch.Tensor, sigma: float) -> torch.Tensor:
-    """skimage's ``gaussian`` (mode 'nearest') of each channel."""
-    k = common.gaussian_kernel1d(sigma, common.GAUSSIAN_TRUNCATE)
-    return _sep_filter(x, k, k, 'replicate')
-
-
-def _box3(x: torch.Tensor) -> torch.Tensor:
-    """Sum over the 3×3 neighbourhood, OpenCV's default border."""
-    h, w = x.shape[-2:]
-    p = _pad(x, 1, 1, 'reflect101')
-    out = torch.zeros_like(x)
-    for dy in range(3):
-        for dx in range(3):
-            out += p[..., dy:dy + h, dx:dx + w]
-    return out
-
-
 # ---------------------------------------------------------------- noise
 
 
@@ -369,8 +288,8 @@ def _sample(x: torch.Tensor, tables: Tuple[np.ndarray, np.ndarray],
     or takes its alias, as :func:`.kernels.sample_levels` does.
     """
     prob, alias = tables
-    prob = _tensor(prob, x, torch.float64).reshape(-1)
-    alias = _tensor(alias, x, torch.uint8).reshape(-1)
+    prob = on_device(prob, x, torch.float64).reshape(-1)
+    alias = on_device(alias, x, torch.uint8).reshape(-1)
     n = 256
     out = torch.empty_like(x)
     for i, seed in enumerate(seeds):
@@ -400,16 +319,16 @@ for _name, _tables in fast.NOISE_TABLES.items():
 
 @_register
 def gaussian_blur(x, c, seeds):
-    return _to_uint8(_gaussian(x.float(), c))
+    return to_uint8(gaussian_filter(x.float(), c))
 
 
 @_register
 def defocus_blur(x, c, seeds):
-    kernel = _tensor(common.disk_kernel(*c), x)
+    kernel = on_device(common.disk_kernel(*c), x)
     r = kernel.shape[0] // 2
     weight = kernel.view(1, 1, *kernel.shape).expand(3, 1, -1, -1)
-    padded = _pad(x.float(), r, r, 'reflect101')
-    return _to_uint8(F.conv2d(padded, weight, groups=3))
+    padded = pad_hw(x.float(), r, r, 'reflect101')
+    return to_uint8(F.conv2d(padded, weight, groups=3))
 
 
 def _glass_permutation(height: int, width: int, delta: int, iterations: int,
@@ -430,13 +349,13 @@ def _glass_permutation(height: int, width: int, delta: int, iterations: int,
 def glass_blur(x, c, seeds):
     sigma, delta, iterations = c
     n, ch, h, w = x.shape
-    blurred = _gaussian(x.float(), sigma).clamp_(0, 255).to(torch.uint8)
+    blurred = gaussian_filter(x.float(), sigma).clamp_(0, 255).to(torch.uint8)
     perm = np.stack([
         _glass_permutation(h, w, delta, iterations, s) for s in seeds])
-    perm = _tensor(perm, x).unsqueeze(1).expand(n, ch, h * w)
+    perm = on_device(perm, x).unsqueeze(1).expand(n, ch, h * w)
     shuffled = blurred.reshape(n, ch, h * w).gather(2, perm)
     shuffled = shuffled.reshape(n, ch, h, w).float()
-    return _to_uint8(_gaussian(shuffled, sigma))
+    return to_uint8(gaussian_filter(shuffled, sigma))
 
 
 def _motion(layer: torch.Tensor, radius: int, sigma: float,
@@ -449,7 +368,7 @@ def _motion(layer: torch.Tensor, radius: int, sigma: float,
         return out
     pad_x = max(abs(t[0]) for t in taps)
     pad_y = max(abs(t[1]) for t in taps)
-    padded = _pad(layer, pad_y, pad_x, 'replicate')
+    padded = pad_hw(layer, pad_y, pad_x, 'replicate')
     for dx, dy, weight in taps:
         top, left = pad_y - dy, pad_x - dx
         out += weight * padded[..., top:top + h, left:left + w]
@@ -461,7 +380,7 @@ def motion_blur(x, c, seeds):
     out = torch.empty_like(x)
     for i, seed in enumerate(seeds):
         angle = np.random.RandomState(seed).uniform(-45, 45)
-        out[i] = _to_uint8(_motion(x[i].float(), c[0], c[1], angle))
+        out[i] = to_uint8(_motion(x[i].float(), c[0], c[1], angle))
     return out
 
 
@@ -474,17 +393,17 @@ def _zoom_sum(x: torch.Tensor, factors, full: bool = False) -> torch.Tensor:
     # ``*_in``: 0 where scipy returns its constant 0 (see common.zoom_axis).
     rows, row_w, row_in = common.zoom_grid(x.shape[2], factors, full)
     cols, col_w, col_in = common.zoom_grid(x.shape[3], factors, full)
-    rows, cols = _tensor(rows, x), _tensor(cols, x)
-    row_w, row_in = (_tensor(a, x, x.dtype) for a in (row_w, row_in))
-    col_w, col_in = (_tensor(a, x, x.dtype) for a in (col_w, col_in))
+    rows, cols = on_device(rows, x), on_device(cols, x)
+    row_w, row_in = (on_device(a, x, x.dtype) for a in (row_w, row_in))
+    col_w, col_in = (on_device(a, x, x.dtype) for a in (col_w, col_in))
     out = x.new_zeros(x.shape[:2] + (rows.shape[1], cols.shape[1]))
     for k in range(len(rows)):
-        top = _take(x, -2, rows[k])
-        line = top + row_w[k, :, None] * (_take(x, -2, rows[k] + 1) - top)
+        top = take_along(x, -2, rows[k])
+        line = top + row_w[k, :, None] * (take_along(x, -2, rows[k] + 1) - top)
         line *= row_in[k, :, None]
-        left = _take(line, -1, cols[k])
+        left = take_along(line, -1, cols[k])
         out += col_in[k] * (
-            left + col_w[k] * (_take(line, -1, cols[k] + 1) - left))
+            left + col_w[k] * (take_along(line, -1, cols[k] + 1) - left))
     return out
 
 
@@ -494,7 +413,7 @@ def zoom_blur(x, c, seeds):
     x = x.float() * (1 / 255.)
     x += _zoom_sum(x, factors)
     x *= 255. / (len(factors) + 1)
-    return _to_uint8(x)
+    return to_uint8(x)
 
 
 # -------------------------------------------------------------- weather
@@ -514,7 +433,7 @@ def snow(x, c, seeds):
         rng = np.random.RandomState(seed)
         flakes = rng.normal(size=(h, w), loc=loc, scale=scale)
         angle = rng.uniform(-135, -45)
-        flakes = _zoom_sum(_tensor(flakes, x)[None, None], [zoom], True)[0]
+        flakes = _zoom_sum(on_device(flakes, x)[None, None], [zoom], True)[0]
         flakes = torch.where(flakes < threshold, 0, flakes).clamp_(0, 1)
         flakes = _motion(flakes, radius, sigma, angle)
         layers.append(torch.round(flakes * 255).to(torch.uint8)[:, :h, :w])
@@ -523,7 +442,7 @@ def snow(x, c, seeds):
     x = mix * x + (1 - mix) * torch.maximum(x, _gray(x) * 1.5 + 127.5)
     x += flakes
     x += flakes.flip(2, 3)
-    return _to_uint8(x)
+    return to_uint8(x)
 
 
 @_register
@@ -535,8 +454,8 @@ def frost(x, c, seeds):
             np.random.RandomState(seed), h, w)
         texture = common.frost_rescaled(index, h, w)
         textures.append(texture[top:top + h, left:left + w])
-    texture = _tensor(np.stack(textures), x).permute(0, 3, 1, 2)
-    return _to_uint8(c[0] * x.float() + c[1] * texture.float())
+    texture = on_device(np.stack(textures), x).permute(0, 3, 1, 2)
+    return to_uint8(c[0] * x.float() + c[1] * texture.float())
 
 
 @_register
@@ -547,11 +466,11 @@ def fog(x, c, seeds):
         common.plasma_fractal(np.random.RandomState(s), mapsize,
                               c[1])[:h, :w] for s in seeds
     ])
-    fractal = _tensor(fractal, x)[:, None]
+    fractal = on_device(fractal, x)[:, None]
     max_val = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255.
     gain = (max_val / (max_val + c[0])).float()
     out = x.float() + (255. * c[0]) * fractal
-    return _to_uint8(out * gain)
+    return to_uint8(out * gain)
 
 
 @_register
@@ -564,7 +483,7 @@ def brightness(x, c, seeds):
     black = value == 0
     gain = torch.clamp(value + 255. * c, max=255.) / torch.where(
         black, 1., value)
-    return _to_uint8(torch.where(black, 255. * c, x * gain))
+    return to_uint8(torch.where(black, 255. * c, x * gain))
 
 
 # -------------------------------------------------------------- digital
@@ -573,7 +492,7 @@ def brightness(x, c, seeds):
 @_register
 def contrast(x, c, seeds):
     means = x.double().mean(dim=(2, 3), keepdim=True)
-    return _to_uint8(x.float() * c + (means * (1 - c)).float())
+    return to_uint8(x.float() * c + (means * (1 - c)).float())
 
 
 @_register
@@ -590,7 +509,7 @@ def saturate(x, c, seeds):
     out = value - ratio * (value - x)
     grey_out = torch.cat([value, value * (1 - new_sat),
                           value * (1 - new_sat)], dim=1)
-    return _to_uint8(torch.where(grey, grey_out, out))
+    return to_uint8(torch.where(grey, grey_out, out))
 
 
 def _remap_reflect(x: torch.Tensor, dy: torch.Tensor,
@@ -641,10 +560,10 @@ def elastic_transform(x, c, seeds):
     kernel_x = common.gaussian_kernel1d(w * 0.01, common.ELASTIC_TRUNCATE)
     # Smoothed in float32 (the fast backend: float64): the displacements
     # move by about 1e-5 pixels, and the convolution is 5× faster.
-    fields = _sep_filter(
-        _tensor(fields, x, torch.float32), kernel_y, kernel_x,
+    fields = sep_filter(
+        on_device(fields, x, torch.float32), kernel_y, kernel_x,
         'symmetric') * c
-    return _to_uint8(_remap_reflect(x.float(), fields[:, 1], fields[:, 0]))
+    return to_uint8(_remap_reflect(x.float(), fields[:, 1], fields[:, 0]))
 
 
 # Canny thresholds, distance cap and emboss kernel of the reference's
@@ -652,120 +571,20 @@ def elastic_transform(x, c, seeds):
 _CANNY_LOW, _CANNY_HIGH = common.SPATTER_CANNY
 _DIST_CAP = common.SPATTER_DIST_CAP
 _EMBOSS = common.SPATTER_EMBOSS
-# OpenCV's DIST_L2 5×5 chamfer mask: cost of a step by (|dy|, |dx|)
-# sorted, in float32 (OpenCV adds them in float32).
-_CHAMFER_COST = {(0, 1): 1.0, (1, 1): 1.4, (1, 2): 2.1969}
-_CHAMFER = tuple(((dy, dx), float(np.float32(cost)))
-                 for dy in range(-2, 3) for dx in range(-2, 3)
-                 for step, cost in _CHAMFER_COST.items()
-                 if tuple(sorted((abs(dy), abs(dx)))) == step)
-
-
-def _shifted(x: torch.Tensor, dy: int, dx: int, pad: int) -> torch.Tensor:
-    """``x[..., i + dy, j + dx]`` of a tensor padded by ``pad``."""
-    h, w = x.shape[-2] - 2 * pad, x.shape[-1] - 2 * pad
-    return x[..., pad + dy:pad + dy + h, pad + dx:pad + dx + w]
-
-
-def _canny(img: torch.Tensor) -> torch.Tensor:
-    """``cv2.Canny(img, 50, 150)`` of N×1×H×W uint8: a bool edge map.
-
-    3×3 Sobel with the edge replicated, L1 magnitude, OpenCV's integer
-    sector test and strict/non-strict comparisons for non-maximum
-    suppression (magnitude 0 outside), then hysteresis: candidates
-    8-connected to a pixel above the high threshold.
-    """
-    p = _pad(img.int(), 1, 1, 'replicate')
-
-    def s(dy, dx):
-        return _shifted(p, dy, dx, 1)
-
-    gx = (s(-1, 1) + 2 * s(0, 1) + s(1, 1)) - (
-        s(-1, -1) + 2 * s(0, -1) + s(1, -1))
-    gy = (s(1, -1) + 2 * s(1, 0) + s(1, 1)) - (
-        s(-1, -1) + 2 * s(-1, 0) + s(-1, 1))
-    mag = gx.abs() + gy.abs()
-    mp = F.pad(mag, (1, 1, 1, 1))
-
-    def m(dy, dx):
-        return _shifted(mp, dy, dx, 1)
-
-    ax = gx.abs().long()
-    ay = gy.abs().long() << 15
-    tg22x = ax * 13573  # round(tan(22.5°) * 2**15)
-    horizontal = ay < tg22x
-    vertical = ay > tg22x + (ax << 16)
-    opposite = (gx < 0) != (gy < 0)
-    keep = torch.where(
-        horizontal, (mag > m(0, -1)) & (mag >= m(0, 1)),
-        torch.where(
-            vertical, (mag > m(-1, 0)) & (mag >= m(1, 0)),
-            torch.where(opposite, (mag > m(-1, 1)) & (mag > m(1, -1)),
-                        (mag > m(-1, -1)) & (mag > m(1, 1)))))
-    candidate = keep & (mag > _CANNY_LOW)
-    edge = (candidate & (mag > _CANNY_HIGH)).float()
-    candidate = candidate.float()
-    while True:
-        before = edge
-        for _ in range(8):
-            edge = F.max_pool2d(edge, 3, stride=1, padding=1) * candidate
-        if torch.equal(edge, before):
-            return edge.bool()
-
-
-def _chamfer(edges: torch.Tensor, cap: float) -> torch.Tensor:
-    """``cv2.distanceTransform(255 - edges, DIST_L2, 5)`` up to ``cap``.
-
-    The 5×5 chamfer distance to the nearest edge pixel (outside the image
-    counts as far), in float32 as OpenCV computes it, by parallel
-    relaxation; exact wherever it is below ``cap`` (a path of cost below
-    ``cap`` has fewer than ``cap`` steps), at least ``cap`` elsewhere.
-    """
-    far = 1e20
-    dist = torch.where(edges, 0., far)
-    for _ in range(int(np.ceil(cap))):
-        p = F.pad(dist, (2, 2, 2, 2), value=far)
-        new = dist
-        for (dy, dx), cost in _CHAMFER:
-            new = torch.minimum(new, _shifted(p, dy, dx, 2) + cost)
-        if torch.equal(new, dist):
-            break
-        dist = new
-    return dist
-
-
-def _equalize_hist(img: torch.Tensor) -> torch.Tensor:
-    """``cv2.equalizeHist`` of each image of an N×1×H×W uint8 tensor."""
-    n = img.shape[0]
-    flat = img.reshape(n, -1).long()
-    offsets = torch.arange(n, device=img.device)[:, None] * 256
-    hist = torch.bincount((flat + offsets).reshape(-1), minlength=256 * n)
-    hist = hist.reshape(n, 256)
-    first = (hist > 0).long().argmax(dim=1, keepdim=True)
-    total = flat.shape[1]
-    count_first = hist.gather(1, first)
-    cum = hist.cumsum(1)
-    above = (cum - cum.gather(1, first)).float()
-    scale = torch.tensor(255., device=img.device) / (
-        total - count_first).clamp(min=1).float()
-    lut = torch.round(above * scale).clamp_(0, 255)
-    lut = torch.where(count_first == total, first.float(), lut)
-    return lut.gather(1, flat).reshape(img.shape).to(torch.uint8)
-
-
 def _water(layer: torch.Tensor) -> torch.Tensor:
     """The shading of the reference water drops, N×1×H×W float32."""
-    dist = _chamfer(_canny(layer), _DIST_CAP).clamp_(max=_DIST_CAP)
-    dist = (_box3(dist.double()) * (1 / 9)).float().to(torch.uint8)
-    dist = _pad(_equalize_hist(dist).int(), 1, 1, 'reflect101')
+    dist = chamfer_distance(canny_edges(layer, _CANNY_LOW, _CANNY_HIGH),
+                            _DIST_CAP).clamp_(max=_DIST_CAP)
+    dist = (box3_sum(dist.double()) * (1 / 9)).float().to(torch.uint8)
+    dist = pad_hw(equalize_hist(dist).int(), 1, 1, 'reflect101')
     emboss = torch.zeros_like(layer, dtype=torch.int32)
     for dy, row in enumerate(_EMBOSS):
         for dx, k in enumerate(row):
             if k:
-                emboss += k * _shifted(dist, dy - 1, dx - 1, 1)
+                emboss += k * shifted_view(dist, dy - 1, dx - 1, 1)
     emboss = emboss.clamp_(0, 255)
     # cv2.blur of uint8 rounds (a ninth is never exactly half way).
-    return torch.floor(_box3(emboss).double() / 9 + 0.5).float()
+    return torch.floor(box3_sum(emboss).double() / 9 + 0.5).float()
 
 
 @_register
@@ -776,20 +595,20 @@ def spatter(x, c, seeds):
         np.random.RandomState(s).normal(size=(h, w), loc=loc, scale=scale)
         for s in seeds
     ])
-    liquid = _gaussian(_tensor(liquid, x)[:, None], sigma)
+    liquid = gaussian_filter(on_device(liquid, x)[:, None], sigma)
     liquid = torch.where(liquid < threshold, 0., liquid)
     out = x.float() / 255.
     if not mud:
         layer = (liquid * 255).to(torch.uint8)
         m = layer.float() * _water(layer)
         m = m / m.amax(dim=(2, 3), keepdim=True) * strength
-        out += m * _tensor(common.SPATTER_WATER, x).view(1, 3, 1, 1)
+        out += m * on_device(common.SPATTER_WATER, x).view(1, 3, 1, 1)
     else:
-        m = _gaussian((liquid > threshold).float(), strength)
+        m = gaussian_filter((liquid > threshold).float(), strength)
         m = torch.where(m < 0.8, 0., m)
-        mud = _tensor(common.SPATTER_MUD, x).view(1, 3, 1, 1)
+        mud = on_device(common.SPATTER_MUD, x).view(1, 3, 1, 1)
         out = out * (1 - m) + m * mud
-    return _to_uint8(out * 255)
+    return to_uint8(out * 255)
 
 
 @functools.lru_cache(maxsize=64)
@@ -833,11 +652,11 @@ def _nearest_index(in_size: int, out_size: int) -> np.ndarray:
 def _box_resample(x: torch.Tensor, out_size: int, dim: int) -> torch.Tensor:
     """Pillow's BOX resize of an int64 tensor along ``dim`` (-2 or -1)."""
     index, fixed = _box_taps(x.shape[dim], out_size)
-    index, fixed = _tensor(index, x), _tensor(fixed, x)
+    index, fixed = on_device(index, x), on_device(fixed, x)
     shape = (-1, 1) if dim == -2 else (-1, )
     acc = 1 << 21  # Pillow rounds its 22-bit fixed point
     for k in range(index.shape[1]):
-        acc = acc + _take(x, dim, index[:, k]) * fixed[:, k].view(shape)
+        acc = acc + take_along(x, dim, index[:, k]) * fixed[:, k].view(shape)
     return (acc >> 22).clamp_(0, 255)
 
 
@@ -847,8 +666,9 @@ def pixelate(x, c, seeds):
     h, w = x.shape[-2:]
     small = _box_resample(x.long(), int(w * c), -1)
     small = _box_resample(small, int(h * c), -2)
-    small = _take(small, -1, _tensor(_nearest_index(small.shape[-1], w), x))
-    small = _take(small, -2, _tensor(_nearest_index(small.shape[-2], h), x))
+    cols = on_device(_nearest_index(small.shape[-1], w), x)
+    rows = on_device(_nearest_index(small.shape[-2], h), x)
+    small = take_along(take_along(small, -1, cols), -2, rows)
     return small.to(torch.uint8)
 
 
@@ -861,4 +681,4 @@ def jpeg_compression(x, c, seeds):
         fast.jpeg_compression(np.ascontiguousarray(img), c, 0)
         for img in images
     ])
-    return _tensor(out, x).permute(0, 3, 1, 2).contiguous()
+    return on_device(out, x).permute(0, 3, 1, 2).contiguous()
