@@ -22,16 +22,22 @@ Clip corruption cells take their samples from a
 beside the image cells' dataset by :class:`CellRouter` (:func:`pass_dataset`).
 """
 import copy
+import functools
 import math
 import numbers
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import torch
+from mmdet.registry import DATASETS
+from mmengine.dist import get_dist_info, get_world_size, is_main_process
+from mmengine.registry import FUNCTIONS
+from mmengine.runner.amp import autocast
 from torch.utils.data import Dataset
 
 from ..corruptions import CLEAN_SEVERITY
 from ..datasets import MultiCorruptedDataset, MultiVideoCorruptedDataset
+from ..models import find_corrupting_preprocessor
 from ..utils.errors import RobustDetError
 from ..video.table import is_video_corruption
 from .progress import GridProgressHook
@@ -76,7 +82,6 @@ class GridDataset(Dataset):
         num_images (int, optional): Use only the first images (mmengine's
             ``num_batch_per_epoch``). Defaults to all.
     """
-
     def __init__(self,
                  dataset: Any,
                  passes: Sequence[Sequence[Cell]],
@@ -107,10 +112,8 @@ class DecodedOnce:
         dataset (dict | Dataset): The test dataset (config), a
             :class:`~robustdet.datasets.DeferredCorruptionDataset`.
     """
-
     def __init__(self, dataset: Any) -> None:
         if isinstance(dataset, dict):
-            from mmdet.registry import DATASETS
             dataset = DATASETS.build(dataset)
         self.dataset = dataset
 
@@ -135,7 +138,6 @@ class CellRouter:
         parts (Sequence[tuple]): ``(dataset, cells)`` pairs; a dataset has
             ``get(idx, cells)``, the cells are those it serves.
     """
-
     def __init__(self, parts: Sequence[tuple]) -> None:
         self.parts = [(d, set(map(tuple, cells))) for d, cells in parts]
 
@@ -213,7 +215,6 @@ class PassBatchSampler:
         contiguous (bool): Give each rank a block of consecutive images.
             Defaults to False.
     """
-
     def __init__(self,
                  num_passes: int,
                  num_images: int,
@@ -223,7 +224,6 @@ class PassBatchSampler:
                  world_size: Optional[int] = None,
                  contiguous: bool = False) -> None:
         if rank is None or world_size is None:
-            from mmengine.dist import get_dist_info
             rank, world_size = get_dist_info()
         self.num_passes = num_passes
         self.num_images = num_images
@@ -271,7 +271,6 @@ class PassCollate:
     Args:
         collate_fn (Callable): What the config collates with.
     """
-
     def __init__(self, collate_fn: Callable) -> None:
         self.collate_fn = collate_fn
 
@@ -290,9 +289,6 @@ class PassCollate:
 def resolve_collate_fn(cfg: Any = None) -> Callable:
     """The collate function a dataloader config names, as mmengine's
     ``Runner.build_dataloader`` resolves it (default ``pseudo_collate``)."""
-    import functools
-
-    from mmengine.registry import FUNCTIONS
     if cfg is None:
         cfg = dict(type='pseudo_collate')
     if callable(cfg):
@@ -326,7 +322,6 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
         torch.utils.data.DataLoader: Over a :class:`GridDataset` with a
         :class:`PassBatchSampler`; ``dataset.num_images`` images per pass.
     """
-    from mmengine.dist import get_world_size
     sampler = dl_cfg.get('sampler')
     round_up = sampler.get('round_up', True) if isinstance(sampler,
                                                            dict) else True
@@ -403,7 +398,6 @@ class PassRunner:
         progress (GridProgressHook): The registered progress hook.
         results (dict): The results to record into.
     """
-
     def __init__(self, runner: Any, job: Any, dl_cfg: Dict[str, Any],
                  test_cfg: Dict[str, Any], evaluator_cfg: Any,
                  progress: GridProgressHook, results: Dict[str, Any]):
@@ -414,7 +408,6 @@ class PassRunner:
         self.evaluator_cfg = evaluator_cfg
         self.progress = progress
         self.results = results
-        from ..models import find_corrupting_preprocessor
         self.device_corrupter = find_corrupting_preprocessor(runner.model)
 
     def run(self, passes: Sequence[Sequence[Cell]]) -> None:
@@ -467,8 +460,6 @@ class PassRunner:
     def _run_pass(self, index: int, cells: List[Cell], batches: Iterator,
                   num_batches: int, num_images: int,
                   evaluators: List[Any]) -> None:
-        from mmengine.dist import is_main_process
-        from mmengine.runner.amp import autocast
         runner = self.runner
         self.progress.start_pass(cells, num_batches)
         start = time.perf_counter()

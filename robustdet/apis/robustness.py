@@ -26,6 +26,7 @@ model's data preprocessor, wrapped in
 and normalises each batch (:func:`device_corruption_cfgs`).
 """
 import copy
+import inspect
 import logging
 import numbers
 import os.path as osp
@@ -33,16 +34,29 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mmdet.datasets.transforms import PackDetInputs
+from mmdet.evaluation.metrics import CocoMetric
+from mmdet.registry import DATASETS, METRICS
+from mmengine.dataset import BaseDataset
+from mmengine.device import get_device
+from mmengine.dist import broadcast_object_list, is_main_process
+from mmengine.logging import print_log
+from mmengine.registry import LOOPS
+from mmengine.runner import TestLoop
+
 from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES,
                            resolve_corruptions)
+from ..corruptions.torch_backend import resolve_device
 from ..datasets import (CorruptedDataset, DeferredCorruptionDataset,
-                        VideoCorruptedDataset)
+                        MultiVideoCorruptedDataset, VideoCorruptedDataset)
 from ..datasets.video_clips import check_clip_settings
+from ..models import find_corrupting_preprocessor
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.dist import check_same_job, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
-from ..video.table import is_video_corruption
+from ..video.table import (CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS,
+                           is_video_corruption, moves_boxes)
 from .bad_images import find_bad_images
 from .passes import PassRunner, check_cells_per_pass, plan_passes
 from .progress import GridProgressHook
@@ -65,7 +79,6 @@ def resolve_grid_corruptions(tokens: Sequence[str]) -> List[str]:
         list[str]: Image corruptions in benchmark order, then clip
         corruptions in table order, each once.
     """
-    from ..video.table import CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS
     image, video = [], set()
     for token in tokens:
         if token in VIDEO_SELECTIONS:
@@ -155,7 +168,6 @@ class RobustnessJob:
                 raise RobustDetError(
                     '--corruption-device is for --backend torch, not '
                     f'--backend {self.backend}')
-            from ..corruptions.torch_backend import resolve_device
             self.corruption_device = str(
                 resolve_device(self.corruption_device))
 
@@ -173,7 +185,6 @@ class RobustnessJob:
             return None
         if self.corruption_device is not None:
             return self.corruption_device.split(':')[0]
-        from mmengine.device import get_device
         return get_device().split(':')[0]
 
     @property
@@ -186,7 +197,6 @@ class RobustnessJob:
         """``'pipeline'`` when a corruption of the job moves the ground
         truth (camera motion; every cell is then scored against the
         dataset's delivered boxes), else ``'config'``."""
-        from ..video.table import moves_boxes
         return ('pipeline' if any(
             moves_boxes(n) for n in self.video_corruptions) else 'config')
 
@@ -250,7 +260,6 @@ def unwrap_corrupted(cfg: Any) -> Any:
         return cfg
     cfg = copy.deepcopy(cfg)
     cfg.test_dataloader.dataset = dataset['dataset']
-    from mmengine.logging import print_log
     print_log(
         'the config corrupts its test set (CorruptedDataset with '
         f'corruption={dataset.get("corruption")!r}, '
@@ -296,8 +305,6 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
     """Build the test dataset once: it must have images, and they must be
     readable (or skipped and recorded). Returns the dataloader config the
     cells are built from."""
-    from mmdet.registry import DATASETS
-    from mmengine.dataset import BaseDataset
     dl_cfg = copy.deepcopy(cfg.test_dataloader)
     check_cfg = copy.deepcopy(dl_cfg['dataset'])
     dataset_cls = check_cfg.get('type')
@@ -334,7 +341,6 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         # Index the clips now: frames without a video, clips too short for
         # a corruption... are refused before anything is evaluated (this
         # copy is only inspected; it is not read from again).
-        from ..datasets import MultiVideoCorruptedDataset
         MultiVideoCorruptedDataset(
             dataset, [(n, SEVERITIES[0]) for n in job.video_corruptions],
             **job.video_dataset_args()).store.close()
@@ -357,7 +363,6 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
         ]
         dl_cfg['dataset']['indices'] = keep
         results['skipped_images'] = skipped
-        from mmengine.logging import print_log
         print_log(
             f'skipping {len(bad)} unreadable image(s), recorded in the '
             f'results: {skipped[:3]}', logger='current',
@@ -370,7 +375,6 @@ _PACKED_GT_METRICS = ('VOCMetric', 'PMKMetric')
 
 
 def _metric_class(metric: Dict[str, Any]) -> Any:
-    from mmdet.registry import METRICS
     kind = metric.get('type')
     return METRICS.get(kind) if isinstance(kind, str) else kind
 
@@ -378,9 +382,6 @@ def _metric_class(metric: Dict[str, Any]) -> Any:
 def _add_instances_meta_key(node: Any) -> int:
     """Add ``'instances'`` to the ``meta_keys`` of every ``PackDetInputs``
     of the dataset configs under ``node``; returns how many."""
-    import inspect
-
-    from mmdet.datasets.transforms import PackDetInputs
     found = 0
     if isinstance(node, dict):
         for step in node.get('pipeline') or []:
@@ -418,7 +419,6 @@ def pipeline_ground_truth_cfg(cfg: Any, why: str) -> Any:
     Returns:
         mmengine.Config: The rewritten copy.
     """
-    from mmdet.evaluation.metrics import CocoMetric
     cfg = copy.deepcopy(cfg)
     evaluator = cfg.test_evaluator
     metrics = evaluator if isinstance(evaluator, list) else [evaluator]
@@ -481,7 +481,6 @@ def device_corruption_cfgs(cfg: Any, dl_cfg: Dict[str, Any],
 
 def _set_device_cell(runner: Any, cell: Cell) -> None:
     """Tell the model's corrupting data preprocessor the cell."""
-    from ..models import find_corrupting_preprocessor
     preprocessor = find_corrupting_preprocessor(runner.model)
     assert preprocessor is not None, 'the model does not corrupt'
     preprocessor.set_cell(*cell)
@@ -494,8 +493,6 @@ def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
     """Evaluate one cell with the config's own test loop and record it
     (rank 0 writes the file); for test loops other than mmengine's
     ``TestLoop``, which the passes replace."""
-    from mmengine.dist import is_main_process
-    from mmengine.registry import LOOPS
     loop = LOOPS.build(
         test_cfg,
         default_args=dict(
@@ -526,8 +523,6 @@ def _test_loop_cfg(cfg: Any,
     """The test loop config (no type means mmengine's ``TestLoop``, as in
     ``Runner.build_test_loop``), and whether passes can replace it: a
     custom loop type is run as it is, one cell per pass."""
-    from mmengine.registry import LOOPS
-    from mmengine.runner import TestLoop
     test_cfg = dict(cfg.test_cfg)
     test_cfg.setdefault('type', 'TestLoop')
     loop = test_cfg['type']
@@ -551,14 +546,11 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     Returns:
         dict: The results of this job (shard).
     """
-    from mmengine.dist import broadcast_object_list
-
     cfg = unwrap_corrupted(cfg)
     test_cfg, in_passes = _test_loop_cfg(cfg, job)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_results(job, cfg)
     if job.ground_truth == 'pipeline':
-        from ..video.table import moves_boxes
         cfg = pipeline_ground_truth_cfg(
             cfg, ', '.join(n for n in job.video_corruptions
                            if moves_boxes(n)))

@@ -20,9 +20,16 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mmengine.dist import is_main_process
+from mmengine.registry import LOOPS
+
+from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file
+from ..version import __version__
 from .results import config_fingerprint, read_results_file
+from .robustness import unwrap_corrupted
+from .testing import build_test_runner
 
 FORMAT = 'robustdet-shift/1'
 RESULTS_FILE = 'shift.json'
@@ -220,7 +227,6 @@ def load_shift_results(path: str) -> Dict[str, Any]:
 def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     """The results to continue: those on disk if they are this run's,
     else a new record (another run's are refused unless overwrite)."""
-    from ..version import __version__
     identity = _identity(job, cfg)
     if osp.exists(job.results_file) and not job.overwrite:
         old = load_shift_results(job.results_file)
@@ -248,8 +254,6 @@ def _evaluate_split(runner: Any, job: ShiftJob, cfg: Any,
                     test_cfg: Dict[str, Any], split: str,
                     results: Dict[str, Any]) -> None:
     """Evaluate one split with its own evaluator and record it."""
-    from mmengine.dist import is_main_process
-    from mmengine.registry import LOOPS
     loop = LOOPS.build(
         test_cfg,
         default_args=dict(
@@ -285,9 +289,6 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     Returns:
         dict: The results (also in ``job.results_file``).
     """
-    from ..utils.checkpoint import load_checkpoint_file
-    from .robustness import unwrap_corrupted
-    from .testing import build_test_runner
     cfg = unwrap_corrupted(cfg)
     for split in job.splits:  # fail on the config before building anything
         split_dataloader_cfg(cfg.test_dataloader, job.bench, split,

@@ -2,12 +2,17 @@
 """Helpers shared by the command-line tools under ``tools/``."""
 import argparse
 import functools
+import hashlib
+import json
 import os
 import sys
 from typing import Any, Callable, Optional, Sequence, Tuple
 
-from .dist import DEFAULT_DIST_TIMEOUT, LAUNCHERS
+from .dist import (DEFAULT_DIST_TIMEOUT, LAUNCHERS, check_same_job,
+                   describe_failure, init_distributed, is_distributed_failure,
+                   prepare_runner_cfg)
 from .errors import RobustDetError
+from .io import sha256_file
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -89,11 +94,6 @@ def init_launcher(args: argparse.Namespace,
     Returns:
         tuple[int, int]: This process's rank and the world size.
     """
-    import hashlib
-    import json
-
-    from .dist import check_same_job, init_distributed, prepare_runner_cfg
-    from .io import sha256_file
     dist_cfg = {}
     if cfg is not None:
         dist_cfg = (cfg.get('env_cfg') or {}).get('dist_cfg') or {}
@@ -197,7 +197,6 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
     Returns:
         Callable: A function suitable for ``if __name__ == '__main__'``.
     """
-
     @functools.wraps(main)
     def wrapper() -> None:
         try:
@@ -209,7 +208,6 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
             print('interrupted', file=sys.stderr)
             sys.exit(130)
         except RuntimeError as e:
-            from .dist import describe_failure, is_distributed_failure
             if not is_distributed_failure(e):
                 raise
             print(f'error: {describe_failure(e)}', file=sys.stderr)

@@ -29,12 +29,17 @@ finds the group started and uses it):
 """
 import datetime
 import hashlib
+import inspect
 import json
 import os
 import subprocess
 import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 
 from .errors import RobustDetError
 
@@ -128,7 +133,6 @@ def launcher_env(launcher: str,
 
 def default_backend() -> str:
     """nccl where CUDA is available, gloo otherwise."""
-    import torch
     return 'nccl' if torch.cuda.is_available() else 'gloo'
 
 
@@ -146,7 +150,6 @@ def choose_backend(configured: Optional[str],
         str: ``asked``; else ``configured``, but gloo for nccl without
         CUDA; else :func:`default_backend`.
     """
-    import torch
     if asked:
         backend = asked
     elif configured == 'nccl' or not configured:
@@ -180,8 +183,6 @@ def init_distributed(launcher: str,
     Returns:
         tuple[int, int]: This process's rank and the world size.
     """
-    import torch
-    import torch.distributed as dist
     if launcher == 'none':
         if dist.is_available() and dist.is_initialized():
             return dist.get_rank(), dist.get_world_size()
@@ -282,7 +283,6 @@ def is_distributed_failure(error: BaseException) -> bool:
     (a peer that stopped, or a timeout), not a bug of this rank."""
     if not _JOB or not isinstance(error, RuntimeError):
         return False
-    import torch.distributed as dist
     if isinstance(error, getattr(dist, 'DistError', ())):
         return True
     text = str(error)
@@ -334,7 +334,6 @@ def prepare_runner_cfg(cfg: Any, launcher: str) -> None:
         cfg (mmengine.Config): The config (modified in place).
         launcher (str): The launcher.
     """
-    import torch
     cfg.launcher = launcher
     if launcher == 'none':
         return
@@ -356,9 +355,6 @@ def prepare_runner_cfg(cfg: Any, launcher: str) -> None:
     if 'broadcast_buffers' not in wrapper:
         # mmengine's choice (buffers are not synchronised in the forward
         # pass), in the words of the torch at hand.
-        import inspect
-
-        from torch.nn.parallel import DistributedDataParallel
         params = inspect.signature(DistributedDataParallel).parameters
         wrapper.setdefault('forward_sync_buffers' if 'forward_sync_buffers'
                            in params else 'broadcast_buffers', False)
@@ -370,7 +366,6 @@ def prepare_runner_cfg(cfg: Any, launcher: str) -> None:
 def rank_and_world() -> Tuple[int, int]:
     """This process's rank and the world size (0 and 1 without a process
     group)."""
-    import torch.distributed as dist
     if dist.is_available() and dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()
     return 0, 1
@@ -379,7 +374,6 @@ def rank_and_world() -> Tuple[int, int]:
 def gather_objects(obj: Any) -> List[Any]:
     """Every rank's ``obj``, in rank order, on every rank (``[obj]`` in a
     single process)."""
-    import torch.distributed as dist
     rank, world_size = rank_and_world()
     if world_size == 1:
         return [obj]
@@ -390,7 +384,6 @@ def gather_objects(obj: Any) -> List[Any]:
 
 def barrier() -> None:
     """Wait for every rank (nothing in a single process)."""
-    import torch.distributed as dist
     if rank_and_world()[1] > 1:
         dist.barrier()
 
