@@ -7,12 +7,14 @@ use for it when the dataset's ``data_root`` is ``identity_root`` (default:
 ``SRC_DIR``). Finished images are skipped, so an interrupted run resumes;
 each file is written atomically; the source tree is never written to.
 """
+import multiprocessing
 import os
 import os.path as osp
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from ..corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
                            get_corruption)
@@ -173,11 +175,9 @@ def corrupt_tree(src_dir: str,
             for rel, jobs in by_image.items()]
     skipped = []
     written = 0
-    from tqdm import tqdm
     bar = tqdm(total=len(args), unit='img', disable=not progress,
                desc='corrupting')
     if workers > 0:
-        import multiprocessing
         pool = multiprocessing.get_context('spawn').Pool(workers)
         outcomes = pool.imap(_star_corrupt_file, args)
     else:

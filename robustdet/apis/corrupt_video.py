@@ -12,8 +12,12 @@ import copy
 import os.path as osp
 from typing import Any, Dict, List, Sequence, Tuple
 
+import cv2
 import numpy as np
+from mmdet.registry import DATASETS
 
+from ..datasets import VideoCorruptedDataset
+from ..datasets.video_clips import frame_identity
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic
 
@@ -36,11 +40,7 @@ def write_corrupted_videos(dataset_cfg: Dict[str, Any],
     Returns:
         dict: ``{'<corruption>/<severity>': frames written}``.
     """
-    import cv2
-    from mmdet.registry import DATASETS
 
-    from ..datasets import VideoCorruptedDataset
-    from ..datasets.video_clips import frame_identity
     written = {}
     for name, severity in cells:
         dataset = VideoCorruptedDataset(

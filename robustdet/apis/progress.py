@@ -5,6 +5,7 @@ import time
 from typing import Dict, List, Optional, Sequence
 
 from mmengine.hooks import Hook
+from mmengine.logging import print_log
 
 from .results import Cell, cell_key
 
@@ -114,5 +115,4 @@ class GridProgressHook(Hook):
         if not force and now - self.last < self.interval:
             return
         self.last = now
-        from mmengine.logging import print_log
         print_log(self.line(), logger='current')

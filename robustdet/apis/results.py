@@ -4,6 +4,7 @@
 It is written first (atomically, after every cell); Markdown, CSV and
 plots are derived from it and can be regenerated from it alone.
 """
+import fcntl
 import hashlib
 import json
 import os
@@ -392,7 +393,6 @@ def merge_shards(work_dir: str) -> Dict[str, Any]:
     Returns:
         dict: The merged results (also written to ``robustness.json``).
     """
-    import fcntl
     files = shard_files(work_dir)
     if not files:
         raise RobustDetError(f'no shard results under {work_dir}/{SHARD_DIR}')

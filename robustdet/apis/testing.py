@@ -3,6 +3,9 @@
 import copy
 from typing import Any, Dict, Optional
 
+from mmengine.runner import Runner
+
+from ..models.roi_align import use_fast_roi_align
 from ..utils.checkpoint import load_checkpoint_file, load_checkpoint_to_runner
 
 # Parts of a config a test run does not build.
@@ -37,9 +40,7 @@ def build_test_runner(cfg: Any,
     Returns:
         mmengine.runner.Runner: The runner, checkpoint loaded.
     """
-    from mmengine.runner import Runner
 
-    from ..models.roi_align import use_fast_roi_align
     if loaded is None:
         loaded = load_checkpoint_file(checkpoint, unsafe=unsafe_load)
     cfg = copy.deepcopy(cfg)

@@ -10,6 +10,7 @@ order in which each corruption draws random numbers. The fast and torch
 backends take all of these from here, so the two cannot drift apart.
 """
 import functools
+import importlib.resources
 import math
 from typing import List, Tuple
 
@@ -196,7 +197,6 @@ def zoom_grid(length: int,
 @functools.lru_cache(maxsize=None)
 def frost_texture(index: int) -> np.ndarray:
     """One of the six frost photographs of the reference, BGR uint8."""
-    import importlib.resources
     ref = importlib.resources.files('imagecorruptions') / 'frost' / \
         FROST_FILES[index]
     with importlib.resources.as_file(ref) as path:
@@ -352,14 +352,13 @@ def glass_shuffle(img: np.ndarray, delta: int, iterations: int,
     Returns:
         np.ndarray: ``img``.
     """
-    from .kernels import glass_pass
     rng = np.random.RandomState(seed)
     rows = max(img.shape[0] - 2 * delta, 0)
     cols = max(img.shape[1] - 2 * delta, 0)
     for _ in range(iterations):
         offsets = rng.randint(-delta, delta, size=2 * rows * cols,
                               dtype=np.int32)
-        glass_pass(img, offsets, delta)
+        kernels.glass_pass(img, offsets, delta)
     return img
 
 

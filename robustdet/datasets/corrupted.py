@@ -2,6 +2,7 @@
 import copy
 from typing import Any, Iterator, Union
 
+from mmcv.transforms import LoadImageFromFile
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine.dataset import BaseDataset, Compose
 
@@ -23,7 +24,6 @@ def iter_leaf_datasets(dataset: Any) -> Iterator[Any]:
 
 
 def _is_image_loader(transform: Any) -> bool:
-    from mmcv.transforms import LoadImageFromFile
     return isinstance(transform, LoadImageFromFile) or type(
         transform).__name__.startswith('LoadImage')
 

@@ -10,6 +10,7 @@ as an ordinary detection image whose info carries ``anchor_key``,
 ``anchor_id``, ``frame_key`` and ``offset``; :class:`PMKMetric` then scores
 the worst frame of each set (pm-k).
 """
+import io
 import json
 import os.path as osp
 import xml.etree.ElementTree as ET
@@ -19,6 +20,7 @@ from mmdet.datasets import BaseDetDataset
 from mmdet.registry import DATASETS
 from mmengine.fileio import get, get_local_path
 from mmengine.logging import print_log
+from PIL import Image
 
 from ..utils.errors import RobustDetError
 from ..utils.pmsets import parse_pmsets, read_json
@@ -235,9 +237,7 @@ class NeighborSetDataset(BaseDetDataset):
             instances=instances)
 
     def _image_size(self, key: str) -> dict:
-        import io
 
-        from PIL import Image
         path = osp.join(self.data_prefix.get('img', ''), key)
         try:
             with Image.open(io.BytesIO(get(

@@ -19,6 +19,8 @@ from mmengine.dataset import BaseDataset, Compose
 from ..corruptions import CLEAN_SEVERITY, check_severity
 from ..utils.errors import RobustDetError
 from ..utils.seeding import derive_seed
+from ..video.boxes import transform_boxes
+from ..video.table import corrupt_clip, get_clip_corruption
 from .corrupted import WrappedDataset
 from .multi_corrupted import MultiCellPipeline
 from .video_clips import (ClipIndex, ClipStore, VideoFrames,
@@ -28,7 +30,6 @@ Cell = Tuple[str, int]
 
 
 def _clip_table():
-    from ..video.table import get_clip_corruption
     return get_clip_corruption
 
 
@@ -121,7 +122,6 @@ def move_instances(instances: Sequence[dict], transform: np.ndarray,
     Returns:
         list[dict]: The kept instances (masks removed), in order.
     """
-    from ..video.boxes import transform_boxes
     if not instances:
         return []
     boxes = np.array([i['bbox'] for i in instances], dtype=np.float64)
@@ -258,7 +258,6 @@ class _VideoCells(WrappedDataset):
                     [frames] + [frames[-1:]] * (corruption.min_frames - n))
             rgb = self.channel_order == 'rgb'
             src = np.ascontiguousarray(frames[..., ::-1]) if rgb else frames
-            from ..video.table import corrupt_clip
             result = corrupt_clip(src, name, severity, seed=seed)
             out = result.frames[:n]
             result.frames = (np.ascontiguousarray(out[..., ::-1])

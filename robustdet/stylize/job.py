@@ -32,15 +32,18 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import cv2
+import mmcv
 import numpy as np
 import torch
+from mmengine.utils import ProgressBar
 
 from ..apis.bad_images import check_image_bytes
 from ..utils.dist import barrier, gather_objects, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file, write_bytes_atomic
 from ..utils.seeding import derive_seed
-from .adain import AdaIN
+from ..version import __version__
+from .adain import AdaIN, load_adain, weight_paths
 
 MANIFEST = 'stylize_manifest.json'
 ASSIGNMENTS = 'style_assignments.csv'
@@ -95,7 +98,6 @@ def resize_short_edge(img: np.ndarray, size: int) -> np.ndarray:
 
 def decode_rgb(data: bytes) -> np.ndarray:
     """Decode image bytes as mmdet does (OpenCV, colour) into RGB."""
-    import mmcv
     try:
         img = mmcv.imfrombytes(data, flag='color', channel_order='rgb')
     except cv2.error:
@@ -313,7 +315,6 @@ def _check_resume(job: StylizeJob, settings: Dict[str, Any]) -> None:
 
 def _write_manifest(job: StylizeJob, settings: Dict[str, Any], status: str,
                     **extra: Any) -> None:
-    from ..version import __version__
     manifest = dict(
         format=FORMAT,
         robustdet_version=__version__,
@@ -381,7 +382,6 @@ def run_stylize(job: StylizeJob,
         ``cpu_fallbacks``, ``complete``, ``seconds``; of all the ranks in a
         launched job.
     """
-    from .adain import load_adain, weight_paths
     if stylizer is None:
         if model is None:
             paths = weight_paths(job.weights_dir)
@@ -407,7 +407,6 @@ def run_stylize(job: StylizeJob,
     total = len(job.layout) * job.num_styles
     bar = None
     if progress and num_todo and rank == 0:
-        from mmengine.utils import ProgressBar
         print(f'stylizing {num_todo} of {total} outputs '
               f'({total - num_todo} already done)')
         bar = ProgressBar(num_todo)

@@ -28,6 +28,7 @@ Conventions shared by all of them:
   the severity's rate, so the damage at a higher severity contains the
   damage at a lower one (for the same seed).
 """
+from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -134,7 +135,6 @@ def encode(frames: np.ndarray,
     """
     _check_codec(codec, 'w')
     av = _av()
-    from fractions import Fraction
     t, h, w, _ = frames.shape
     ctx = av.CodecContext.create(codec, 'w')
     ctx.width, ctx.height = w, h
