@@ -40,7 +40,6 @@ def write_corrupted_videos(dataset_cfg: Dict[str, Any],
     Returns:
         dict: ``{'<corruption>/<severity>': frames written}``.
     """
-
     written = {}
     for name, severity in cells:
         dataset = VideoCorruptedDataset(

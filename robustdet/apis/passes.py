@@ -202,8 +202,8 @@ class PassBatchSampler:
     it, padded with its own last image. Consecutive frames share their
     clips, so each rank corrupts only the clips of its block (a clip at a
     block's edge on both ranks) rather than nearly every clip. The ranks'
-    results then reach the metrics in another order than the dataset's,
-    which the metrics do not depend on: they score by image id.
+    results then reach the metrics in another order than the dataset's:
+    only for metrics that score by image id (:func:`metrics_ignore_order`).
 
     Args:
         num_passes (int): Number of passes.
@@ -300,9 +300,11 @@ def resolve_collate_fn(cfg: Any = None) -> Callable:
     return functools.partial(fn, **cfg)
 
 
-def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
+def build_grid_dataloader(runner: Any,
+                          dl_cfg: Dict[str, Any],
                           dataset: MultiCorruptedDataset,
-                          passes: Sequence[Sequence[Cell]]):
+                          passes: Sequence[Sequence[Cell]],
+                          clip_blocks: bool = True):
     """One dataloader over every pass.
 
     Keeps the config's dataloader settings (``num_workers``,
@@ -317,6 +319,10 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
         dl_cfg (dict): The test dataloader config.
         dataset (MultiCorruptedDataset): The images, for every cell.
         passes (Sequence[Sequence[Cell]]): The passes.
+        clip_blocks (bool): With clip cells, give each rank a block of
+            consecutive frames (``PassBatchSampler(contiguous=True)``);
+            only where the metrics do not depend on the order of the
+            samples (:func:`metrics_ignore_order`). Defaults to True.
 
     Returns:
         torch.utils.data.DataLoader: Over a :class:`GridDataset` with a
@@ -338,7 +344,7 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
         grid.num_images,
         batch_size,
         round_up,
-        contiguous=bool(clips))
+        contiguous=bool(clips) and clip_blocks)
     for clip_dataset in clips:
         # Before the workers copy the dataset: a clip is deleted once the
         # items of this rank that use it are served.
@@ -353,6 +359,41 @@ def build_grid_dataloader(runner: Any, dl_cfg: Dict[str, Any],
         cfg,
         seed=runner.seed,
         diff_rank_seed=runner._randomness_cfg.get('diff_rank_seed', False))
+
+
+# Metrics that score by image id: the order in which the ranks' samples
+# reach them changes no number. Not mmdet's VOCMetric (its sort of the
+# detections of all images is not stable, so equal scores on two images
+# may swap) nor CocoMetric's 'proposal_fast' (it pairs results and image
+# ids by position).
+_ORDER_FREE_METRICS = ('CocoMetric', 'FastCocoMetric', 'PMKMetric')
+
+
+def metrics_ignore_order(evaluator_cfg: Any) -> bool:
+    """Whether every metric of a test evaluator config scores by image
+    id, so that the order of the samples changes no number.
+
+    Args:
+        evaluator_cfg (dict | list): The test evaluator config.
+
+    Returns:
+        bool: True for :data:`_ORDER_FREE_METRICS` (CocoMetric without
+        ``'proposal_fast'``) only.
+    """
+    if isinstance(evaluator_cfg, dict) and 'metrics' in evaluator_cfg:
+        evaluator_cfg = evaluator_cfg['metrics']
+    metrics = evaluator_cfg if isinstance(evaluator_cfg,
+                                          (list, tuple)) else [evaluator_cfg]
+    for metric in metrics:
+        kind = metric.get('type')
+        name = kind if isinstance(kind, str) else getattr(kind, '__name__', '')
+        if name.split('.')[-1] not in _ORDER_FREE_METRICS:
+            return False
+        wanted = metric.get('metric', 'bbox')
+        if 'proposal_fast' in ([wanted] if isinstance(wanted, str) else
+                               list(wanted)):
+            return False
+    return True
 
 
 def _real_metrics(metrics: Dict[str, Any]) -> Dict[str, float]:
@@ -418,8 +459,12 @@ class PassRunner:
         else:
             dataset = pass_dataset(self.dl_cfg,
                                    [c for p in passes for c in p], self.job)
-        loader = build_grid_dataloader(self.runner, self.dl_cfg, dataset,
-                                       passes)
+        loader = build_grid_dataloader(
+            self.runner,
+            self.dl_cfg,
+            dataset,
+            passes,
+            clip_blocks=metrics_ignore_order(self.evaluator_cfg))
         meta = dataset.metainfo
         evaluators = self._evaluators(max(len(p) for p in passes), meta)
         # Without an ann_file, CocoMetric keeps the ground truth of its

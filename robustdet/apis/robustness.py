@@ -46,7 +46,6 @@ from mmengine.runner import TestLoop
 
 from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES,
                            resolve_corruptions)
-from ..corruptions.torch_backend import resolve_device
 from ..datasets import (CorruptedDataset, DeferredCorruptionDataset,
                         MultiVideoCorruptedDataset, VideoCorruptedDataset)
 from ..datasets.video_clips import check_clip_settings
@@ -65,6 +64,14 @@ from .results import (DEFAULT_VIDEO_CLIPS, Cell, cell_key, check_same_run,
                       new_results, record_cell, results_path, save_results,
                       shard_cells)
 from .testing import build_test_runner
+
+
+def _resolve_device(device: str) -> Any:
+    # Deferred: the torch backend imports the fast backend, whose numba
+    # kernels load (or, on a fresh install, compile) on import; only
+    # --backend torch needs them.
+    from ..corruptions.torch_backend import resolve_device
+    return resolve_device(device)
 
 
 def resolve_grid_corruptions(tokens: Sequence[str]) -> List[str]:
@@ -169,7 +176,7 @@ class RobustnessJob:
                     '--corruption-device is for --backend torch, not '
                     f'--backend {self.backend}')
             self.corruption_device = str(
-                resolve_device(self.corruption_device))
+                _resolve_device(self.corruption_device))
 
     @property
     def corrupts_on_device(self) -> bool:

@@ -40,7 +40,6 @@ def build_test_runner(cfg: Any,
     Returns:
         mmengine.runner.Runner: The runner, checkpoint loaded.
     """
-
     if loaded is None:
         loaded = load_checkpoint_file(checkpoint, unsafe=unsafe_load)
     cfg = copy.deepcopy(cfg)

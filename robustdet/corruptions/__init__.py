@@ -15,3 +15,15 @@ __all__ = [
     'check_channel_order', 'check_image_size', 'check_severity', 'corrupt',
     'get_corruption', 'resolve_corruptions'
 ]
+
+
+def __getattr__(name: str):
+    # OPENCV_DEPENDENT became CPU_DEPENDENT when numpy joined OpenCV as a
+    # cause; the old name works for one release.
+    if name == 'OPENCV_DEPENDENT':
+        import warnings
+        warnings.warn(
+            'robustdet.corruptions.OPENCV_DEPENDENT is deprecated; use '
+            'CPU_DEPENDENT', DeprecationWarning, stacklevel=2)
+        return CPU_DEPENDENT
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -6,7 +6,10 @@ import numpy as np
 
 from ..utils.errors import RobustDetError
 from .reference import corrupt_reference
-from .table import (check_channel_order, check_image_size, check_severity,
+# CHANNEL_ORDERS and MIN_SIDE were defined here; kept for code that reads
+# them from this module.
+from .table import (CHANNEL_ORDERS, MIN_SIDE,  # noqa: F401
+                    check_channel_order, check_image_size, check_severity,
                     get_corruption)
 
 

@@ -571,6 +571,8 @@ def elastic_transform(x, c, seeds):
 _CANNY_LOW, _CANNY_HIGH = common.SPATTER_CANNY
 _DIST_CAP = common.SPATTER_DIST_CAP
 _EMBOSS = common.SPATTER_EMBOSS
+
+
 def _water(layer: torch.Tensor) -> torch.Tensor:
     """The shading of the reference water drops, N×1×H×W float32."""
     dist = chamfer_distance(canny_edges(layer, _CANNY_LOW, _CANNY_HIGH),

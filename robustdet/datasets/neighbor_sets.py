@@ -237,7 +237,6 @@ class NeighborSetDataset(BaseDetDataset):
             instances=instances)
 
     def _image_size(self, key: str) -> dict:
-
         path = osp.join(self.data_prefix.get('img', ''), key)
         try:
             with Image.open(io.BytesIO(get(

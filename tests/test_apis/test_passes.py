@@ -2,6 +2,8 @@
 """The pieces of several cells per data pass: planning, the (pass, image)
 dataset, the batch sampler, the collate function and the progress hook."""
 import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -9,10 +11,11 @@ from mmengine.dataset import pseudo_collate
 from mmengine.structures import InstanceData
 
 from robustdet.apis.passes import (GridDataset, PassBatchSampler, PassCollate,
-                                   check_cells_per_pass, plan_passes,
-                                   resolve_collate_fn)
+                                   check_cells_per_pass, metrics_ignore_order,
+                                   plan_passes, resolve_collate_fn)
 from robustdet.apis.progress import GridProgressHook
 from robustdet.utils import RobustDetError
+from tests.conftest import REPO
 
 CELLS = [('clean', 0), ('fog', 1), ('fog', 2), ('snow', 1), ('snow', 2)]
 
@@ -228,3 +231,30 @@ def test_corruption_device_of_a_job(tmp_path):
     assert corrupted_dataloader_cfg(dl, ('fog', 3), torch_job) == dl
     assert corrupted_dataloader_cfg(dl, ('fog', 3), job())['dataset'][
         'type'] == 'CorruptedDataset'
+
+
+@pytest.mark.parametrize('evaluator, ignore', [
+    (dict(type='CocoMetric', ann_file='a.json'), True),
+    (dict(type='mmdet.CocoMetric', metric=['bbox', 'segm']), True),
+    ([dict(type='FastCocoMetric'), dict(type='PMKMetric')], True),
+    (dict(metrics=[dict(type='CocoMetric')]), True),
+    (dict(type='CocoMetric', metric='proposal_fast'), False),
+    (dict(type='VOCMetric'), False),
+    ([dict(type='CocoMetric'), dict(type='VOCMetric')], False),
+])
+def test_metrics_ignore_order(evaluator, ignore):
+    """Clip runs split frames into blocks per rank only where the metrics
+    score by image id (the collected order then differs from the
+    dataset's)."""
+    assert metrics_ignore_order(evaluator) is ignore
+
+
+def test_apis_load_no_numba_kernels():
+    """The numba kernels (compiled on their first load after an install)
+    load with the backends that run them, not with robustdet.apis."""
+    code = ('import sys, robustdet.apis; '
+            'print("robustdet.corruptions.kernels" in sys.modules)')
+    proc = subprocess.run([sys.executable, '-c', code], capture_output=True,
+                          text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == 'False'

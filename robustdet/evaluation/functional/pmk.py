@@ -63,7 +63,11 @@ from ...utils.pmsets import frame_number, parse_pmsets, read_json
 from .classification import JUDGE_MODES, frame_predictions, judge_frames
 from .intervals import clopper_pearson
 from .offsets import error_vs_offset
-from .per_image_ap import MAX_DETS, FrameEvaluation, ap_tie_key, per_image_ap
+# AREA_RANGE, IOU_THR, REC_THRS and TIE_DECIMALS: attributes of this module
+# before the pieces moved out; kept for code that reads them here.
+from .per_image_ap import (AREA_RANGE, IOU_THR, MAX_DETS,  # noqa: F401
+                           REC_THRS, TIE_DECIMALS, FrameEvaluation, ap_tie_key,
+                           per_image_ap)
 from .pmk_data import PmkData, check_ks, load_labels, load_pmk_data
 
 __all__ = [
