@@ -253,3 +253,13 @@ def test_frost_texture_resize_is_bicubic_in_integers(index, size):
     finally:
         cv2.setUseOptimized(optimized)
     assert np.mean(out != plain) < 1e-3
+
+
+def test_the_old_name_still_answers():
+    """OPENCV_DEPENDENT, the list's name before numpy joined OpenCV as a
+    cause, works for one release with a DeprecationWarning."""
+    import robustdet.corruptions as corruptions
+    with pytest.warns(DeprecationWarning, match='use CPU_DEPENDENT'):
+        assert corruptions.OPENCV_DEPENDENT is CPU_DEPENDENT
+    with pytest.raises(AttributeError):
+        assert corruptions.NO_SUCH_NAME is None
