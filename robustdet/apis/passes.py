@@ -82,6 +82,7 @@ class GridDataset(Dataset):
         num_images (int, optional): Use only the first images (mmengine's
             ``num_batch_per_epoch``). Defaults to all.
     """
+
     def __init__(self,
                  dataset: Any,
                  passes: Sequence[Sequence[Cell]],
@@ -112,6 +113,7 @@ class DecodedOnce:
         dataset (dict | Dataset): The test dataset (config), a
             :class:`~robustdet.datasets.DeferredCorruptionDataset`.
     """
+
     def __init__(self, dataset: Any) -> None:
         if isinstance(dataset, dict):
             dataset = DATASETS.build(dataset)
@@ -138,6 +140,7 @@ class CellRouter:
         parts (Sequence[tuple]): ``(dataset, cells)`` pairs; a dataset has
             ``get(idx, cells)``, the cells are those it serves.
     """
+
     def __init__(self, parts: Sequence[tuple]) -> None:
         self.parts = [(d, set(map(tuple, cells))) for d, cells in parts]
 
@@ -215,6 +218,7 @@ class PassBatchSampler:
         contiguous (bool): Give each rank a block of consecutive images.
             Defaults to False.
     """
+
     def __init__(self,
                  num_passes: int,
                  num_images: int,
@@ -271,6 +275,7 @@ class PassCollate:
     Args:
         collate_fn (Callable): What the config collates with.
     """
+
     def __init__(self, collate_fn: Callable) -> None:
         self.collate_fn = collate_fn
 
@@ -439,6 +444,7 @@ class PassRunner:
         progress (GridProgressHook): The registered progress hook.
         results (dict): The results to record into.
     """
+
     def __init__(self, runner: Any, job: Any, dl_cfg: Dict[str, Any],
                  test_cfg: Dict[str, Any], evaluator_cfg: Any,
                  progress: GridProgressHook, results: Dict[str, Any]):

@@ -29,10 +29,6 @@ from .video_clips import (ClipIndex, ClipStore, VideoFrames,
 Cell = Tuple[str, int]
 
 
-def _clip_table():
-    return get_clip_corruption
-
-
 def clip_seed(seed: int, clip_key: str, corruption: str) -> int:
     """The seed a clip is corrupted with: run seed, clip identity and
     corruption, not the severity (so that a higher severity's damage
@@ -149,7 +145,7 @@ class _VideoCells(WrappedDataset):
                                  'valid: rgb, bgr')
         for name, severity in cells:
             if severity != CLEAN_SEVERITY:
-                _clip_table()(name)
+                get_clip_corruption(name)
         self.cells = cells
         self.seed = seed
         self.clip_len = clip_len
@@ -230,7 +226,7 @@ class _VideoCells(WrappedDataset):
         for name, severity in cells:
             if severity == CLEAN_SEVERITY:
                 continue
-            need = _clip_table()(name).min_frames
+            need = get_clip_corruption(name).min_frames
             if len(shortest.paths) < need:
                 raise RobustDetError(
                     f'{name} needs clips of at least {need} frames; video '
@@ -245,7 +241,7 @@ class _VideoCells(WrappedDataset):
         order) and its box transform."""
         clip, pos, uses = self.index.lookup(path, anchor)
         name, severity = cell
-        corruption = _clip_table()(name)
+        corruption = get_clip_corruption(name)
         seed = clip_seed(self.seed, clip.key, name)
 
         def compute():

@@ -197,6 +197,7 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
     Returns:
         Callable: A function suitable for ``if __name__ == '__main__'``.
     """
+
     @functools.wraps(main)
     def wrapper() -> None:
         try:

@@ -33,7 +33,6 @@ def test_deterministic_and_seeded(image, name):
         np.testing.assert_array_equal(a, c)
 
 
-
 @pytest.mark.parametrize('backend', ['fast', 'reference'])
 def test_read_only_images(image, backend):
     """A read-only array (np.frombuffer, a memmap) gives the pixels of a
@@ -45,6 +44,7 @@ def test_read_only_images(image, backend):
             corrupt(frozen, name, 3, seed=7, backend=backend),
             corrupt(image, name, 3, seed=7, backend=backend), err_msg=name)
     np.testing.assert_array_equal(frozen, image)
+
 
 def test_not_affected_by_global_rng(image):
     np.random.seed(1)

@@ -144,7 +144,7 @@ def pmk_map(data: PmkData,
 
 
 # ---------------------------------------------------------------------------
-# Classification from a detector
+# pm-k of a detector judged as a classifier
 
 
 def pmk_classification(data: PmkData,
