@@ -118,9 +118,9 @@ def main():
     from mmengine.dist import is_main_process
 
     from robustdet.apis import RobustnessJob, parse_shard, run_robustness
-    from robustdet.apis.passes import check_cells_per_pass
     from robustdet.apis.results import merge_shards
     from robustdet.apis.robustness import resolve_grid_corruptions
+    from robustdet.corruptions.grid import check_cells_per_pass
     from robustdet.reports import summary_text, write_reports
     from robustdet.utils import register_all_modules
 

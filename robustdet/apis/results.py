@@ -9,9 +9,13 @@ import hashlib
 import json
 import os
 import os.path as osp
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES
+# grid_cells and shard_cells were defined here before the grid got its own
+# module: they stay importable from here.
+from ..corruptions.grid import (CLEAN, Cell, cell_key,  # noqa: F401
+                                grid_cells, shard_cells)
 from ..evaluation import (grid_coverage, robustness_summary, video_coverage,
                           video_summary)
 from ..evaluation.functional.video_robustness import CLIP_NAMES
@@ -22,7 +26,6 @@ from ..version import __version__
 FORMAT = 'robustdet.robustness/1'
 RESULTS_FILE = 'robustness.json'
 SHARD_DIR = 'shards'
-CLEAN = 'clean'
 # A run may only resume or merge results that agree on these.
 IDENTITY_KEYS = ('config_sha256', 'checkpoint_sha256', 'seed', 'backend',
                  'channel_order', 'corruption_device', 'video_clips',
@@ -51,27 +54,6 @@ _FINGERPRINT_KEYS = ('model', 'test_dataloader', 'test_evaluator',
 _NOT_FINGERPRINTED = ('num_workers', 'persistent_workers', 'pin_memory',
                       'collect_device', 'collect_dir')
 
-Cell = Tuple[str, int]
-
-
-def cell_key(cell: Cell) -> str:
-    """``'clean'`` or ``'<corruption>/<severity>'``."""
-    name, severity = cell
-    return CLEAN if severity == CLEAN_SEVERITY else f'{name}/{severity}'
-
-
-def grid_cells(corruptions: Sequence[str],
-               severities: Sequence[int]) -> List[Cell]:
-    """The cells of a grid: clean first (if severity 0 is asked for), then
-    corruptions in table order × severities ascending."""
-    sevs = sorted(set(severities))
-    cells: List[Cell] = []
-    if CLEAN_SEVERITY in sevs:
-        cells.append((CLEAN, CLEAN_SEVERITY))
-    cells += [(name, s) for name in corruptions for s in sevs
-              if s != CLEAN_SEVERITY]
-    return cells
-
 
 def parse_shard(text: Optional[str]) -> Tuple[int, int]:
     """Parse ``--shard I/N`` (1-based: ``1/4`` ... ``4/4``).
@@ -93,12 +75,6 @@ def parse_shard(text: Optional[str]) -> Tuple[int, int]:
         raise RobustDetError(
             f'--shard {text}: need 1 <= I <= N (shards are numbered 1..N)')
     return index, count
-
-
-def shard_cells(cells: Sequence[Cell], index: int, count: int) -> List[Cell]:
-    """The cells of shard ``index`` (1-based) of ``count``: round robin, so
-    every shard gets a mix of cheap and expensive corruptions."""
-    return list(cells[index - 1::count])
 
 
 def results_path(work_dir: str, index: int = 1, count: int = 1) -> str:

@@ -5,7 +5,7 @@ The runner and model are built once; the clean set is evaluated once; each
 (corruption, severity) cell is one evaluation with its own evaluator. The
 cells are evaluated K at a time (``cells_per_pass``): each image is loaded
 once per pass, its K variants go through the model one cell at a time
-(see :mod:`robustdet.apis.passes`), and one dataloader serves every pass,
+(see :mod:`robustdet.engine`), and one dataloader serves every pass,
 so its workers start once. The results file is rewritten atomically after
 every pass, so a run killed at any moment resumes where it stopped and ends
 with the same numbers.
@@ -28,11 +28,10 @@ and normalises each batch (:func:`device_corruption_cfgs`).
 import copy
 import inspect
 import logging
-import numbers
 import os.path as osp
-import time
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from mmdet.datasets.transforms import PackDetInputs
 from mmdet.evaluation.metrics import CocoMetric
@@ -46,10 +45,13 @@ from mmengine.runner import TestLoop
 
 from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES,
                            resolve_corruptions)
+from ..corruptions.grid import (Cell, check_cells_per_pass, grid_cells,
+                                plan_passes, shard_cells)
 from ..datasets import (CorruptedDataset, DeferredCorruptionDataset,
                         MultiVideoCorruptedDataset, VideoCorruptedDataset)
 from ..datasets.video_clips import check_clip_settings
-from ..models import find_corrupting_preprocessor
+from ..engine import (CellLoopRunner, CellResult, PassRunner,
+                      cell_dataloader_cfg)
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.dist import check_same_job, rank_and_world
 from ..utils.errors import RobustDetError
@@ -57,12 +59,9 @@ from ..utils.io import sha256_file
 from ..video.table import (CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS,
                            is_video_corruption, moves_boxes)
 from .bad_images import find_bad_images
-from .passes import PassRunner, check_cells_per_pass, plan_passes
-from .progress import GridProgressHook
-from .results import (DEFAULT_VIDEO_CLIPS, Cell, cell_key, check_same_run,
-                      config_fingerprint, grid_cells, has_cell, load_results,
-                      new_results, record_cell, results_path, save_results,
-                      shard_cells)
+from .results import (DEFAULT_VIDEO_CLIPS, check_same_run, config_fingerprint,
+                      has_cell, load_results, new_results, record_cell,
+                      results_path, save_results)
 from .testing import build_test_runner
 
 
@@ -226,33 +225,6 @@ class RobustnessJob:
         """This job's cells (its shard of the grid)."""
         return shard_cells(
             grid_cells(self.corruptions, self.severities), *self.shard)
-
-
-def corrupted_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
-                             job: RobustnessJob) -> Dict[str, Any]:
-    """The test dataloader config of a cell: the dataset wrapped in
-    ``CorruptedDataset`` or, for a clip corruption, ``VideoCorruptedDataset``
-    (the clean cell keeps it as it is; so does backend ``'torch'``, whose
-    model corrupts)."""
-    dl = copy.deepcopy(dataloader_cfg)
-    name, severity = cell
-    if severity != CLEAN_SEVERITY and is_video_corruption(name):
-        dl['dataset'] = dict(
-            type='VideoCorruptedDataset',
-            dataset=dl['dataset'],
-            corruption=name,
-            severity=severity,
-            **job.video_dataset_args())
-    elif severity != CLEAN_SEVERITY and not job.corrupts_on_device:
-        dl['dataset'] = dict(
-            type='CorruptedDataset',
-            dataset=dl['dataset'],
-            corruption=name,
-            severity=severity,
-            seed=job.seed,
-            backend=job.backend,
-            channel_order=job.channel_order)
-    return dl
 
 
 def unwrap_corrupted(cfg: Any) -> Any:
@@ -486,43 +458,20 @@ def device_corruption_cfgs(cfg: Any, dl_cfg: Dict[str, Any],
     return cfg, dl_cfg
 
 
-def _set_device_cell(runner: Any, cell: Cell) -> None:
-    """Tell the model's corrupting data preprocessor the cell."""
-    preprocessor = find_corrupting_preprocessor(runner.model)
-    assert preprocessor is not None, 'the model does not corrupt'
-    preprocessor.set_cell(*cell)
+def _recorder(job: RobustnessJob,
+              results: Dict[str, Any]) -> Callable[[List[CellResult]], None]:
+    """Record a pass's finished cells into ``results`` and rewrite the
+    results file (on rank 0; the other ranks only keep going)."""
 
-
-def _evaluate_cell(runner: Any, cell: Cell, job: RobustnessJob,
-                   dl_cfg: Dict[str, Any], test_cfg: Dict[str, Any],
-                   evaluator: Any, progress: GridProgressHook,
-                   results: Dict[str, Any]) -> None:
-    """Evaluate one cell with the config's own test loop and record it
-    (rank 0 writes the file); for test loops other than mmengine's
-    ``TestLoop``, which the passes replace."""
-    loop = LOOPS.build(
-        test_cfg,
-        default_args=dict(
-            runner=runner,
-            dataloader=corrupted_dataloader_cfg(dl_cfg, cell, job),
-            evaluator=evaluator))
-    if job.corrupts_on_device:
-        _set_device_cell(runner, cell)
-    progress.start_cell(cell, len(loop.dataloader))
-    start = time.perf_counter()
-    metrics = {
-        k: v
-        for k, v in loop.run().items()
-        if isinstance(v, numbers.Real) and not isinstance(v, bool)
-    }
-    seconds = time.perf_counter() - start
-    if is_main_process():
-        record_cell(results, cell, metrics, seconds,
-                    num_predictions=progress.cell_predictions)
+    def record(finished: List[CellResult]) -> None:
+        if not is_main_process():
+            return
+        for done in finished:
+            record_cell(results, done.cell, done.metrics, done.seconds,
+                        num_predictions=done.num_predictions)
         save_results(results, job.results_file)
-    runner.logger.info(
-        f'[robustness] {cell_key(cell)} done in {seconds:.1f}s: ' +
-        ', '.join(f'{k}={v:.4f}' for k, v in metrics.items()))
+
+    return record
 
 
 def _test_loop_cfg(cfg: Any,
@@ -582,23 +531,20 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     if not todo:
         return results
 
-    progress = GridProgressHook(todo)
-    runner.register_hook(progress, priority='VERY_LOW')
-    runner.call_hook('before_run')
-    try:
-        if in_passes:
-            PassRunner(runner, job, dl_cfg, test_cfg, cfg.test_evaluator,
-                       progress, results).run(
-                           plan_passes(todo, job.cells_per_pass))
-        else:
-            evaluator = runner.build_evaluator(cfg.test_evaluator)
-            for cell in todo:
-                if job.ground_truth == 'pipeline':
-                    # CocoMetric keeps the ground truth of its first
-                    # evaluation when it has no ann_file.
-                    evaluator = runner.build_evaluator(cfg.test_evaluator)
-                _evaluate_cell(runner, cell, job, dl_cfg, test_cfg,
-                               evaluator, progress, results)
-    finally:
-        runner.call_hook('after_run')
+    runner_cls = PassRunner if in_passes else CellLoopRunner
+    runner_cls(runner, job, dl_cfg, test_cfg, cfg.test_evaluator,
+               _recorder(job, results)).run(
+                   plan_passes(todo, job.cells_per_pass))
     return results
+
+
+def __getattr__(name: str) -> Any:
+    # Moved to the engine, which builds each cell's dataloader; the old
+    # name works for one release.
+    if name == 'corrupted_dataloader_cfg':
+        warnings.warn(
+            'robustdet.apis.robustness.corrupted_dataloader_cfg is '
+            'deprecated; use robustdet.engine.cell_dataloader_cfg',
+            DeprecationWarning, stacklevel=2)
+        return cell_dataloader_cfg
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

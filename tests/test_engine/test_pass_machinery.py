@@ -2,36 +2,18 @@
 """The pieces of several cells per data pass: planning, the (pass, image)
 dataset, the batch sampler, the collate function and the progress hook."""
 import os
-import subprocess
-import sys
 
 import pytest
 import torch
 from mmengine.dataset import pseudo_collate
 from mmengine.structures import InstanceData
 
-from robustdet.apis.passes import (GridDataset, PassBatchSampler, PassCollate,
-                                   check_cells_per_pass, metrics_ignore_order,
-                                   plan_passes, resolve_collate_fn)
-from robustdet.apis.progress import GridProgressHook
-from robustdet.utils import RobustDetError
-from tests.conftest import REPO
+from robustdet.corruptions.grid import plan_passes
+from robustdet.engine import (DecodedOnce, GridDataset, GridProgressHook,
+                              PassBatchSampler, PassCollate, PassRunner,
+                              metrics_ignore_order, resolve_collate_fn)
 
 CELLS = [('clean', 0), ('fog', 1), ('fog', 2), ('snow', 1), ('snow', 2)]
-
-
-def test_plan_passes():
-    assert plan_passes(CELLS, 1) == [[c] for c in CELLS]
-    assert plan_passes(CELLS, 2) == [CELLS[:2], CELLS[2:4], CELLS[4:]]
-    assert plan_passes(CELLS, 9) == [CELLS]
-    assert plan_passes([], 3) == []
-
-
-@pytest.mark.parametrize('value', [0, -1, 1.5, True, '2'])
-def test_bad_cells_per_pass(value):
-    with pytest.raises(RobustDetError, match='--cells-per-pass must be an '
-                       'integer >= 1'):
-        check_cells_per_pass(value)
 
 
 def test_batch_sampler_never_mixes_passes():
@@ -150,28 +132,6 @@ def test_progress_counts_per_cell():
     assert hook.cell_predictions == 1
 
 
-def test_custom_test_loop_runs_one_cell_per_pass(tmp_path):
-    from mmengine.config import Config
-
-    from robustdet.apis import RobustnessJob
-    from robustdet.apis.robustness import _test_loop_cfg
-
-    def job(k):
-        return RobustnessJob('c.py', 'c.pth', str(tmp_path), ['fog'],
-                             cells_per_pass=k)
-
-    plain = Config(dict(test_cfg=dict()))
-    assert _test_loop_cfg(plain, job(3)) == (dict(type='TestLoop'), True)
-    custom = Config(dict(test_cfg=dict(type='ValLoop')))
-    assert _test_loop_cfg(custom, job(1)) == (dict(type='ValLoop'), False)
-    with pytest.raises(RobustDetError, match="--cells-per-pass 3 needs "
-                       "mmengine's TestLoop, but test_cfg has "
-                       "type='ValLoop'"):
-        _test_loop_cfg(custom, job(3))
-    with pytest.raises(RobustDetError, match='got 0'):
-        job(0)
-
-
 class _Decoded:
     metainfo = dict(classes=('a', ))
 
@@ -185,7 +145,6 @@ class _Decoded:
 def test_device_corruption_decodes_once_per_pass():
     """Backend torch: one decoded sample per image serves every cell of a
     pass; each cell but the last gets its own copy of the batch."""
-    from robustdet.apis.passes import DecodedOnce, PassRunner
     dataset = DecodedOnce(_Decoded())
     assert len(dataset) == 3 and dataset.metainfo == _Decoded.metainfo
     passes = plan_passes(CELLS[:3], 3)
@@ -206,33 +165,6 @@ def test_device_corruption_decodes_once_per_pass():
     assert runner._cell_batch(['a', 'b'], 1, 2) == 'b'
 
 
-def test_corruption_device_of_a_job(tmp_path):
-    from robustdet.apis import RobustnessJob
-
-    def job(**kwargs):
-        return RobustnessJob('c.py', 'c.pth', str(tmp_path), ['fog'],
-                             **kwargs)
-
-    assert job().corruption_device_type() is None
-    assert not job().corrupts_on_device
-    torch_job = job(backend='torch', corruption_device='cpu')
-    assert torch_job.corrupts_on_device
-    assert torch_job.corruption_device_type() == 'cpu'
-    assert job(backend='torch').corruption_device_type() == (
-        'cuda' if torch.cuda.is_available() else 'cpu')
-    with pytest.raises(RobustDetError, match='--corruption-device is for '
-                       '--backend torch, not --backend fast'):
-        job(corruption_device='cpu')
-    with pytest.raises(RobustDetError, match="invalid device 'tpu'"):
-        job(backend='torch', corruption_device='tpu')
-    # Test loops other than TestLoop get the decoding dataset as it is.
-    from robustdet.apis.robustness import corrupted_dataloader_cfg
-    dl = dict(dataset=dict(type='DeferredCorruptionDataset'))
-    assert corrupted_dataloader_cfg(dl, ('fog', 3), torch_job) == dl
-    assert corrupted_dataloader_cfg(dl, ('fog', 3), job())['dataset'][
-        'type'] == 'CorruptedDataset'
-
-
 @pytest.mark.parametrize('evaluator, ignore', [
     (dict(type='CocoMetric', ann_file='a.json'), True),
     (dict(type='mmdet.CocoMetric', metric=['bbox', 'segm']), True),
@@ -247,14 +179,3 @@ def test_metrics_ignore_order(evaluator, ignore):
     score by image id (the collected order then differs from the
     dataset's)."""
     assert metrics_ignore_order(evaluator) is ignore
-
-
-def test_apis_load_no_numba_kernels():
-    """The numba kernels (compiled on their first load after an install)
-    load with the backends that run them, not with robustdet.apis."""
-    code = ('import sys, robustdet.apis; '
-            'print("robustdet.corruptions.kernels" in sys.modules)')
-    proc = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                          text=True, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip().splitlines()[-1] == 'False'

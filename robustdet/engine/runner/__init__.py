@@ -1,0 +1,15 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+from .base import BaseGridRunner, CellResult
+from .cell_datasets import (CellRouter, DecodedOnce, cell_dataloader_cfg,
+                            pass_dataset)
+from .cell_loop import CellLoopRunner
+from .grid_dataloader import (GridDataset, PassCollate, build_grid_dataloader,
+                              resolve_collate_fn)
+from .pass_runner import PassRunner, metrics_ignore_order
+
+__all__ = [
+    'BaseGridRunner', 'CellLoopRunner', 'CellResult', 'CellRouter',
+    'DecodedOnce', 'GridDataset', 'PassCollate', 'PassRunner',
+    'build_grid_dataloader', 'cell_dataloader_cfg', 'metrics_ignore_order',
+    'pass_dataset', 'resolve_collate_fn'
+]

@@ -1,0 +1,56 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Cells one at a time through the config's own test loop."""
+import time
+from typing import List
+
+from mmengine.registry import LOOPS
+
+from ...corruptions.grid import Cell
+from ...models import find_corrupting_preprocessor
+from .base import BaseGridRunner, CellResult, real_metrics
+from .cell_datasets import cell_dataloader_cfg
+
+
+class CellLoopRunner(BaseGridRunner):
+    """Evaluate each cell with the loop its ``test_cfg`` names, for test
+    loops other than mmengine's ``TestLoop`` (which :class:`PassRunner`
+    replaces): the loop is built per cell on that cell's dataloader
+    (:func:`cell_dataloader_cfg`) and run as it is, one cell per pass.
+
+    One evaluator serves every cell (the loop's ``evaluate`` clears it),
+    or a new one per cell when the ground truth comes from the pipeline.
+    When the model's data preprocessor corrupts (backend ``'torch'``), it
+    is set to the cell first.
+
+    Args: see :class:`BaseGridRunner`.
+    """
+
+    def run_passes(self, passes: List[List[Cell]]) -> None:
+        """Evaluate the cells of the passes one by one."""
+        evaluator = self.runner.build_evaluator(self.evaluator_cfg)
+        for cells in passes:
+            for cell in cells:
+                if self.fresh_evaluators:
+                    evaluator = self.runner.build_evaluator(
+                        self.evaluator_cfg)
+                self._run_cell(cell, evaluator)
+
+    def _run_cell(self, cell: Cell, evaluator) -> None:
+        runner = self.runner
+        loop = LOOPS.build(
+            self.test_cfg,
+            default_args=dict(
+                runner=runner,
+                dataloader=cell_dataloader_cfg(self.dl_cfg, cell, self.job),
+                evaluator=evaluator))
+        if self.job.corrupts_on_device:
+            preprocessor = find_corrupting_preprocessor(runner.model)
+            assert preprocessor is not None, 'the model does not corrupt'
+            preprocessor.set_cell(*cell)
+        self.progress.start_cell(cell, len(loop.dataloader))
+        start = time.perf_counter()
+        metrics = real_metrics(loop.run())
+        seconds = time.perf_counter() - start
+        self.done([
+            CellResult(cell, metrics, seconds, self.progress.cell_predictions)
+        ])
