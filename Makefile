@@ -39,7 +39,7 @@ test-held-back: $(STAMP)
 	$(HELD_BACK) $(PYTEST) tests
 
 demo: $(STAMP)
-	$(PY) tools/demo.py --data-dir $(DEMO_DIR) --work-dir $(DEMO_WORK)
+	$(PY) demo/demo.py --data-dir $(DEMO_DIR) --work-dir $(DEMO_WORK)
 
 clean-demo:
 	rm -rf $(DEMO_DIR) $(DEMO_WORK)

@@ -5,10 +5,15 @@ import copy
 import hashlib
 import os
 import os.path as osp
+import sys
 
 import pytest
 
 REPO = osp.dirname(osp.dirname(osp.abspath(__file__)))
+# The demo's data generators (demo/demo_data), as demo/*.py import them.
+DEMO_SCRIPTS = osp.join(REPO, 'demo')
+if DEMO_SCRIPTS not in sys.path:
+    sys.path.insert(0, DEMO_SCRIPTS)
 DEMO_CONFIGS = osp.join(REPO, 'configs', 'demo')
 FRCNN_DEMO = osp.join(DEMO_CONFIGS,
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py')
@@ -37,7 +42,7 @@ def _registered():
 @pytest.fixture(scope='session')
 def demo_dir(tmp_path_factory):
     """The small demo dataset in all three layouts (generated once)."""
-    from robustdet.demo import generate_demo_data
+    from demo_data import generate_demo_data
     out = str(tmp_path_factory.mktemp('demo') / 'demo')
     generate_demo_data(out, **SMALL_DEMO)
     return out

@@ -24,7 +24,7 @@ from tests.conftest import (DEMO_CHECKPOINT, OVERFIT_EPOCHS, SMALL_DEMO,
 def main():
     from mmengine.runner import Runner
 
-    from robustdet.demo import generate_demo_data
+    from demo_data import generate_demo_data
     from robustdet.utils import register_all_modules
     register_all_modules()
     with tempfile.TemporaryDirectory() as tmp:

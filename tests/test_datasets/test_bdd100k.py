@@ -13,11 +13,11 @@ from mmdet.evaluation import CocoMetric
 from mmdet.registry import DATASETS
 from mmengine.structures import InstanceData
 
+from demo_data.bdd100k import generate_bdd100k_demo
 from robustdet.datasets import (BDD100K_CLASSES, BDD100kDataset,
                                 write_coco_annotations)
 from robustdet.datasets.bdd100k import (BDD100K_IGNORED_MAPPING,
                                         BDD100K_NAME_MAPPING)
-from robustdet.demo.bdd100k import generate_bdd100k_demo
 from robustdet.utils import RobustDetError
 
 IMG_SIZE = (72, 128)

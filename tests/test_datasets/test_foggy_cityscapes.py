@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 import torch
 
+from demo_data.foggy import DEFAULT_AIRLIGHT, add_fog, write_foggy_cityscapes
 from robustdet.datasets import (FOGGY_BETAS, FoggyCityscapesDataset,
                                 foggy_file_name, parse_foggy_beta)
-from robustdet.demo.foggy import (DEFAULT_AIRLIGHT, add_fog,
-                                  write_foggy_cityscapes)
 from robustdet.utils import RobustDetError
 
 CLASSES = ('car', 'truck', 'bus')

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from mmdet.registry import DATASETS
 
+from demo_data import DEMO_CLASSES
+from demo_data.video import generate_video_demo
 from robustdet.datasets.neighbor_builder import (build_neighbor_sets,
                                                  frame_labels)
-from robustdet.demo import DEMO_CLASSES
-from robustdet.demo.video import generate_video_demo
 from robustdet.utils import RobustDetError
 
 K = 3

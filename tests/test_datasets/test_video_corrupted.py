@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from mmdet.registry import DATASETS
 
+from demo_data.scene import DEMO_CLASSES
+from demo_data.video import generate_video_demo
 from robustdet.datasets import (MultiVideoCorruptedDataset,
                                 VideoCorruptedDataset, move_instances)
 from robustdet.datasets.video_clips import ClipStore, clip_window
 from robustdet.datasets.video_corrupted import clip_seed
-from robustdet.demo.scene import DEMO_CLASSES
-from robustdet.demo.video import generate_video_demo
 from robustdet.utils.errors import RobustDetError
 from robustdet.video import corrupt_clip
 
@@ -326,11 +326,11 @@ def test_odd_frame_sizes_keep_size_and_boxes(tmp_path):
 @pytest.mark.parametrize('world_size', [2, 3, 4])
 def test_ranks_divide_the_clips(video, world_size):
     """The shares that ranks take in a run with clip cells (contiguous
-    blocks, :class:`~robustdet.apis.passes.PassBatchSampler`): each rank
+    blocks, :class:`~robustdet.engine.PassBatchSampler`): each rank
     corrupts only the clips of its block, deletes each once its own items
     of it are served, and laid out as ``collect_results`` interleaves the
     ranks, the shares hold every item once and the repeats after them."""
-    from robustdet.apis.passes import PassBatchSampler
+    from robustdet.engine import PassBatchSampler
     shares, computed = [], 0
     for rank in range(world_size):
         share = PassBatchSampler(1, 18, 2, rank=rank, world_size=world_size,
@@ -357,7 +357,7 @@ def test_ranks_divide_the_clips(video, world_size):
 @pytest.mark.parametrize('num_images', range(1, 12))
 @pytest.mark.parametrize('world_size', [1, 2, 3, 5])
 def test_contiguous_shares_cover_every_image_once(num_images, world_size):
-    from robustdet.apis.passes import PassBatchSampler
+    from robustdet.engine import PassBatchSampler
     for round_up in (True, False):
         shares = [
             PassBatchSampler(2, num_images, 3, round_up, rank, world_size,

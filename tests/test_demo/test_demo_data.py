@@ -8,11 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from robustdet.demo import (CITYSCAPES_LABELS, DEMO_CLASSES, META_FILE,
-                            cityscapes_label_order, demo_scenes,
-                            generate_demo_data, image_stem, object_polygon,
-                            render_background, render_scene, sample_scene,
-                            scene_annotations)
+from demo_data import (CITYSCAPES_LABELS, DEMO_CLASSES, META_FILE,
+                       cityscapes_label_order, demo_scenes, generate_demo_data,
+                       image_stem, object_polygon, render_background,
+                       render_scene, sample_scene, scene_annotations)
 from tests.tool_process import run_tool
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
@@ -255,7 +254,7 @@ def test_cityscapes_layout_loads_with_mmdet(demo, split):
 
 def _run_cli(out_dir, *extra):
     return run_tool(
-        osp.join(REPO_ROOT, 'tools', 'make_demo_data.py'), '--out-dir',
+        osp.join(REPO_ROOT, 'demo', 'make_demo_data.py'), '--out-dir',
         out_dir, '--num-train', '2', '--num-val', '2', '--size', '64', '48',
         *extra, cwd=REPO_ROOT, timeout=120)
 

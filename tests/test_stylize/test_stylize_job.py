@@ -16,7 +16,7 @@ import pytest
 import torch
 from mmdet.registry import DATASETS
 
-from robustdet.demo.styles import write_style_images
+from demo_data.styles import write_style_images
 from robustdet.stylize import (CityscapesLayout, CocoLayout, StylizeJob,
                                Stylizer, VocLayout, assign_style,
                                make_demo_adain, run_stylize)

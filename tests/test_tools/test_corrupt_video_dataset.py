@@ -10,9 +10,9 @@ import pytest
 from mmdet.registry import DATASETS
 from mmengine.config import Config
 
+from demo_data.video import generate_video_demo
 from robustdet.apis.corrupt_video import write_corrupted_videos
 from robustdet.datasets import VideoCorruptedDataset
-from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO, replace_data_root
 from tests.tool_process import run_tool
 

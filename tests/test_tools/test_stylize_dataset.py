@@ -5,7 +5,7 @@ import json
 import os
 import os.path as osp
 
-from robustdet.demo.styles import write_style_images
+from demo_data.styles import write_style_images
 from tests.conftest import REPO
 from tests.tool_process import run_ranks, run_tool
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from robustdet.demo.video import generate_video_demo
+from demo_data.video import generate_video_demo
 from tests.conftest import REPO, replace_data_root
 from tests.tool_process import run_ranks, run_tool
 

@@ -7,8 +7,8 @@ one-line errors."""
 import pytest
 from mmengine.config import Config
 
+from demo_data.video import generate_video_demo
 from robustdet.apis.results import RESULTS_FILE, load_results
-from robustdet.demo.video import generate_video_demo
 from tests.conftest import REPO
 from tests.tool_process import run_ranks, run_tool
 

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
+from demo_data.foggy import write_foggy_cityscapes
 from robustdet.apis.shift import RESULTS_FILE
-from robustdet.demo.foggy import write_foggy_cityscapes
 from tests.conftest import REPO, small_config
 from tests.tool_process import run_ranks, run_tool
 
@@ -111,8 +111,8 @@ def bdd_setup(tmp_path_factory):
     import torch
     from mmdet.registry import MODELS
 
+    from demo_data.bdd100k import generate_bdd100k_demo
     from robustdet.apis.bdd100k_splits import write_bdd100k_splits
-    from robustdet.demo.bdd100k import generate_bdd100k_demo
     root = tmp_path_factory.mktemp('bdd_demo')
     info = generate_bdd100k_demo(str(root / 'bdd100k'), num_val=40,
                                  num_train=0)

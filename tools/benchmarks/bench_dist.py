@@ -12,7 +12,7 @@ each run's wall time, and the seconds its cells took (``seconds`` in
 ``robustness.json``: the wall time less the start of the processes, the
 model and the process group, which a longer grid amortises)::
 
-    python tools/make_demo_data.py --layouts coco
+    python demo/make_demo_data.py --layouts coco
     python tools/benchmarks/bench_dist.py \\
         configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py \\
         tests/data/faster-rcnn_r18-c16_fpn-c64_overfit-demo.pth

@@ -25,6 +25,8 @@ import time
 
 REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 sys.path.insert(0, REPO)
+# The demo's data generators (demo/demo_data).
+sys.path.insert(0, osp.join(REPO, 'demo'))
 
 
 def parse_args():
@@ -76,7 +78,7 @@ def make_dataset(root, num):
 
 def memory_job(root, out):
     """Run one stylization job (in this process) and print peak RSS."""
-    from robustdet.demo.styles import write_style_images
+    from demo_data.styles import write_style_images
     from robustdet.stylize import (CocoLayout, StylizeJob, make_demo_adain,
                                    run_stylize)
     styles = osp.join(osp.dirname(root), 'styles')

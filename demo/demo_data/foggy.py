@@ -31,11 +31,12 @@ from typing import Dict, Iterable, Sequence, Union
 import cv2
 import numpy as np
 
-from ..datasets.foggy_cityscapes import (CLEAN_SUFFIX, FOGGY_BETAS,
-                                         foggy_file_name, parse_foggy_beta)
-from ..utils.errors import RobustDetError
-from ..utils.io import write_bytes_atomic
-from ..utils.seeding import derive_seed
+from robustdet.datasets.foggy_cityscapes import (CLEAN_SUFFIX, FOGGY_BETAS,
+                                                 foggy_file_name,
+                                                 parse_foggy_beta)
+from robustdet.utils.errors import RobustDetError
+from robustdet.utils.io import write_bytes_atomic
+from robustdet.utils.seeding import derive_seed
 from .layouts import encode_image
 
 #: Default atmospheric light (a bright grey) in 0-255 intensity units.

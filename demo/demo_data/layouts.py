@@ -30,7 +30,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from ..utils.errors import RobustDetError
+from robustdet.utils.errors import RobustDetError
 from .scene import (DEMO_CLASSES, Scene, background_horizon, render_scene,
                     sample_scene, scene_annotations)
 

@@ -2,14 +2,14 @@
 """Generate the seeded synthetic demo detection dataset.
 
 Example:
-    python tools/make_demo_data.py --out-dir data/demo --seed 0 \
+    python demo/make_demo_data.py --out-dir data/demo --seed 0 \
         --num-train 400 --num-val 50 --size 320 240 \
         --layouts coco voc cityscapes
 """
 import argparse
 import os.path as osp
 
-from robustdet.demo import LAYOUTS, generate_demo_data
+from demo_data import LAYOUTS, generate_demo_data
 from robustdet.utils.cli import ArgumentParser, cli_entry
 
 
@@ -75,8 +75,8 @@ def parse_args() -> argparse.Namespace:
 
 def _write_bdd100k(root: str, seed: int) -> dict:
     """The synthetic BDD100k tree and its splits (kept if present)."""
+    from demo_data.bdd100k import generate_bdd100k_demo
     from robustdet.apis.bdd100k_splits import write_bdd100k_splits
-    from robustdet.demo.bdd100k import generate_bdd100k_demo
     splits = osp.join(root, 'splits')
     labels = {
         s: osp.join(root, 'labels', 'det_20', f'det_{s}.json')
@@ -104,21 +104,21 @@ def main() -> None:
         overwrite=args.overwrite,
         verbose=True)
     if args.video:
-        from robustdet.demo.video import generate_video_demo
+        from demo_data.video import generate_video_demo
         video = generate_video_demo(
             osp.join(args.out_dir, 'vid'),
             seed=args.seed,
             size=tuple(args.size))
         paths.update({f'video_{k}': v for k, v in video.items()})
     if args.foggy:
-        from robustdet.demo.foggy import write_foggy_cityscapes
+        from demo_data.foggy import write_foggy_cityscapes
         paths['foggy'] = write_foggy_cityscapes(
             osp.join(args.out_dir, 'cityscapes'), seed=args.seed)['foggy_root']
     if args.bdd100k:
         paths.update(_write_bdd100k(osp.join(args.out_dir, 'bdd100k'),
                                     args.seed))
     if args.styles:
-        from robustdet.demo.styles import write_style_images
+        from demo_data.styles import write_style_images
         styles = osp.join(args.out_dir, 'styles')
         write_style_images(styles, num=args.styles, seed=args.seed)
         paths['styles'] = styles

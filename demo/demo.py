@@ -90,7 +90,7 @@ def main():
     if osp.abspath(args.data_dir) != osp.join(REPO, 'data', 'demo'):
         raise RobustDetError(
             '--data-dir must be data/demo: the demo configs read from there')
-    run(['python', 'tools/make_demo_data.py', '--out-dir', args.data_dir,
+    run(['python', 'demo/make_demo_data.py', '--out-dir', args.data_dir,
          '--seed', str(args.seed), '--video', '--styles', str(NUM_STYLES),
          '--foggy', '--bdd100k'])
 

@@ -13,7 +13,7 @@ from typing import List, Tuple
 import cv2
 import numpy as np
 
-from ..utils.io import write_bytes_atomic
+from robustdet.utils.io import write_bytes_atomic
 
 
 def _palette(rng: np.random.Generator, size: int) -> np.ndarray:

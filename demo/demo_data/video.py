@@ -24,10 +24,12 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from ..datasets.neighbor_builder import build_neighbor_sets, frame_labels
-from ..utils.errors import RobustDetError
-from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
-from ..utils.seeding import derive_seed
+from robustdet.datasets.neighbor_builder import (build_neighbor_sets,
+                                                 frame_labels)
+from robustdet.utils.errors import RobustDetError
+from robustdet.utils.io import (dump_json_atomic, write_bytes_atomic,
+                                write_text_atomic)
+from robustdet.utils.seeding import derive_seed
 from .layouts import encode_image
 from .scene import (DEMO_CLASSES, Scene, clear_of, object_polygon,
                     render_scene, sample_scene, scene_annotations)

@@ -26,12 +26,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from ..datasets.bdd100k import (BDD100K_ATTRIBUTES, BDD100K_CLASSES,
-                                BDD100K_IGNORED_MAPPING, BDD100K_NAME_MAPPING,
-                                BDD100K_PALETTE)
-from ..utils.errors import RobustDetError
-from ..utils.io import dump_json_atomic, write_bytes_atomic
-from ..utils.seeding import derive_seed
+from robustdet.datasets.bdd100k import (BDD100K_ATTRIBUTES, BDD100K_CLASSES,
+                                        BDD100K_IGNORED_MAPPING,
+                                        BDD100K_NAME_MAPPING, BDD100K_PALETTE)
+from robustdet.utils.errors import RobustDetError
+from robustdet.utils.io import dump_json_atomic, write_bytes_atomic
+from robustdet.utils.seeding import derive_seed
 
 #: Labels file of each split, relative to the output directory.
 BDD100K_DEMO_LABELS = {
