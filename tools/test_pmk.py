@@ -25,7 +25,6 @@ import os.path as osp
 from robustdet.utils.cli import (ArgumentParser, add_pmk_args, add_runner_args,
                                  cli_entry, default_work_dir, init_launcher,
                                  load_config, pmk_ks)
-from robustdet.utils.errors import RobustDetError
 
 
 def parse_args(argv=None):
@@ -60,57 +59,25 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     ks = pmk_ks(args)
-    from mmengine.dist import is_main_process
-
-    from robustdet.apis.testing import build_test_runner
+    from robustdet.apis.pmk import PMK_FILE, pmk_config, run_pmk
     from robustdet.reports.pmk import summary_lines
     from robustdet.utils import load_checkpoint_file, register_all_modules
-    from robustdet.utils.pmsets import read_json
     register_all_modules()
     cfg = load_config(
         args.config, args.cfg_options, require=('test_dataloader',
                                                 'test_cfg'))
-    dataset = cfg.test_dataloader.dataset
-    inner = dataset
-    if dataset.get('type') == 'VideoCorruptedDataset':
-        inner = dataset.get('dataset', {})
-    if inner.get('type') != 'NeighborSetDataset':
-        raise RobustDetError(
-            f'{args.config}: the test dataset is {dataset.get("type")!r}; '
-            'pm-k needs a NeighborSetDataset (see '
-            'configs/_base_/datasets/imagenet_vid_robust.py)')
-    if args.video_corruption is not None:
-        from robustdet.corruptions import check_severity
-        from robustdet.video import get_clip_corruption
-        get_clip_corruption(args.video_corruption)
-        check_severity(args.severity)
-        if inner is not dataset:
-            raise RobustDetError(
-                f'{args.config} corrupts its test set already; drop '
-                '--video-corruption or use the clean config')
-        cfg.test_dataloader.dataset = dict(
-            type='VideoCorruptedDataset',
-            dataset=dataset,
-            corruption=args.video_corruption,
-            severity=args.severity,
-            clip_len=args.clip_len,
-            clip_mode='anchor')
     work_dir = args.work_dir or default_work_dir(args.config, 'pmk')
-    cfg.test_evaluator = dict(
-        type='PMKMetric',
-        ks=list(ks),
-        judge=args.judge,
-        vid_iou=args.vid_iou,
-        out_dir=work_dir)
+    cfg = pmk_config(cfg, work_dir, ks, judge=args.judge,
+                     vid_iou=args.vid_iou,
+                     video_corruption=args.video_corruption,
+                     severity=args.severity, clip_len=args.clip_len)
     ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
     init_launcher(args, cfg, files=[args.checkpoint])
-    runner = build_test_runner(cfg, args.checkpoint, work_dir,
-                               args.launcher, loaded=ckpt)
-    runner.test()
-    if is_main_process():
-        report = read_json(osp.join(work_dir, 'pmk.json'), 'pm-k report')
+    report = run_pmk(cfg, args.checkpoint, work_dir, args.launcher,
+                     loaded=ckpt)
+    if report is not None:
         print('\n'.join(summary_lines(report)))
-        print(f'report: {osp.join(work_dir, "pmk.json")} (+ .md, .png)')
+        print(f'report: {osp.join(work_dir, PMK_FILE)} (+ .md, .png)')
 
 
 if __name__ == '__main__':
