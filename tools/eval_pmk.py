@@ -14,7 +14,8 @@ pm-k accuracy of the detector used as a classifier and error vs offset::
 """
 
 
-from robustdet.reports.pmk import pmk_report, summary_lines, write_pmk_reports
+from robustdet.evaluation.functional.pmk_report import pmk_report
+from robustdet.reports.pmk import summary_lines, write_pmk_reports
 from robustdet.utils.cli import (ArgumentParser, add_pmk_args, check_file,
                                  cli_entry, pmk_ks)
 

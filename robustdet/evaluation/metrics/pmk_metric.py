@@ -11,6 +11,7 @@ from mmengine.logging import print_log
 from ...utils.errors import RobustDetError
 from ..functional.classification import JUDGE_MODES
 from ..functional.pmk_data import PmkData
+from ..functional.pmk_report import pmk_report
 
 _META = ('frame_key', 'anchor_key', 'anchor_id', 'offset', 'frame_labels')
 
@@ -158,7 +159,9 @@ class PMKMetric(BaseMetric):
 
     def compute_metrics(self, results: List[dict]) -> Dict[str, float]:
         """pm-k mAP, localization mAP and accuracy per k."""
-        from ...reports.pmk import pmk_report, write_pmk_reports
+        # Deferred: the reports (Markdown, plot: matplotlib) derive from
+        # the JSON this metric computes, and only when out_dir is set.
+        from ...reports.pmk import write_pmk_reports
         data = self.pmk_data(results)
         labels = {r['frame_key']: list(r['frame_labels']) for r in results}
         report = pmk_report(
