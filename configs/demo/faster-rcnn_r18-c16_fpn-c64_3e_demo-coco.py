@@ -4,5 +4,5 @@ _base_ = [
     '../_base_/models/faster-rcnn_r18-c16_fpn-c64.py',
     '../_base_/datasets/demo_coco_detection.py',
     '../_base_/schedules/demo_adamw_3e.py',
+    '../_base_/custom_imports.py',
 ]
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)

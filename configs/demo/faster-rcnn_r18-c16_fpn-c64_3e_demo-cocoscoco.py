@@ -8,7 +8,6 @@
 #   python tools/train.py \
 #       configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-cocoscoco.py
 _base_ = './faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 # [clean, stylized]: the clean set is the one the stylized set wraps.
 train_dataloader = dict(

@@ -4,7 +4,7 @@
 # faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py. Make the stylized copy
 # first, as `make demo` does (procedural style images, generated AdaIN
 # weights; see the README), then train:
-#   python tools/make_demo_data.py --out-dir data/demo --styles 6
+#   python demo/make_demo_data.py --out-dir data/demo --styles 6
 #   python tools/stylize_dataset.py \
 #       --coco data/demo/coco/annotations/instances_train2017.json \
 #       data/demo/coco/train2017 --style-dir data/demo/styles \
@@ -13,7 +13,6 @@
 #   python tools/train.py \
 #       configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py
 _base_ = './faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 train_dataloader = dict(
     dataset=dict(

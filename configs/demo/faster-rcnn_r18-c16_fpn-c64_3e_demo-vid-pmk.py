@@ -4,11 +4,5 @@
 _base_ = [
     '../_base_/models/faster-rcnn_r18-c16_fpn-c64.py',
     '../_base_/datasets/demo_vid_pmk.py',
-    '../_base_/schedules/demo_adamw_3e.py',
+    '../_base_/schedules/demo_adamw_3e_test-only.py',
 ]
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
-# Only for testing: the demo schedule's training parts are not used.
-train_dataloader = None
-train_cfg = None
-optim_wrapper = None
-param_scheduler = None

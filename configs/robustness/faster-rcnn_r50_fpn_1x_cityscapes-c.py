@@ -3,8 +3,15 @@
 #   python tools/test_robust.py \
 #       configs/robustness/faster-rcnn_r50_fpn_1x_cityscapes-c.py \
 #       CKPT --corruptions all
-_base_ = 'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+# The wrapper is the one of the -C dataset parts in ../_base_/datasets/,
+# written again: mmdet's Cityscapes config adds settings to its parts (8
+# classes, schedule, load_from), so this config inherits it whole and
+# cannot inherit a dataset part too (mmengine allows no key, here
+# test_dataloader, in two bases).
+_base_ = [
+    'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py',
+    '../_base_/custom_imports.py',
+]
 
 test_dataloader = dict(
     dataset=dict(

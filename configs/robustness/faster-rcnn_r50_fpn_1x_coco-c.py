@@ -1,16 +1,13 @@
-# Faster R-CNN R50-FPN on COCO-C (bbox AP):
-# mmdet's config with the test set wrapped for corruption:
+# Faster R-CNN R50-FPN on COCO-C (bbox AP): mmdet's
+# faster-rcnn_r50_fpn_1x_coco.py, composed from the same mmdet parts with
+# mmdet's COCO dataset part replaced by the COCO-C one (the test set
+# wrapped for corruption, ../_base_/datasets/coco-c_detection.py):
 #   python tools/test_robust.py \
 #       configs/robustness/faster-rcnn_r50_fpn_1x_coco-c.py \
 #       CKPT --corruptions all
-_base_ = 'mmdet::faster_rcnn/faster-rcnn_r50_fpn_1x_coco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
-
-test_dataloader = dict(
-    dataset=dict(
-        _delete_=True,
-        type='CorruptedDataset',
-        corruption='gaussian_noise',
-        severity=3,
-        seed=0,
-        dataset={{_base_.test_dataloader.dataset}}))
+_base_ = [
+    'mmdet::_base_/models/faster-rcnn_r50_fpn.py',
+    '../_base_/datasets/coco-c_detection.py',
+    'mmdet::_base_/schedules/schedule_1x.py',
+    'mmdet::_base_/default_runtime.py',
+]

@@ -13,13 +13,11 @@ _base_ = [
     'mmdet::_base_/models/faster-rcnn_r50_fpn.py',
     '../_base_/datasets/bdd100k_detection.py',
     'mmdet::_base_/schedules/schedule_1x.py',
-    'mmdet::_base_/default_runtime.py'
+    'mmdet::_base_/default_runtime.py',
+    '../_base_/custom_imports.py',
 ]
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 model = dict(roi_head=dict(bbox_head=dict(num_classes=10)))
-train_dataloader = dict(dataset=dict(file_list='splits/train_clear.txt'))
-test_dataloader = dict(dataset=dict(file_list='splits/val_clear.txt'))
-val_dataloader = test_dataloader
+# The dataset part trains on splits/train_clear.txt and tests on
+# splits/val_clear.txt.
 optim_wrapper = dict(optimizer=dict(lr=0.01))
-auto_scale_lr = dict(enable=False, base_batch_size=16)

@@ -7,8 +7,10 @@
 # Expects data/cityscapes/{leftImg8bit,leftImg8bit_foggy,gtFine,annotations}
 # (see the README); the foggy images share the clean ground truth, so the
 # evaluator is the clean val's.
-_base_ = 'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py',
+    '../_base_/custom_imports.py',
+]
 
 # beta=None reads the clean images; test_shift.py sets each beta in turn.
 test_dataloader = dict(

@@ -3,8 +3,10 @@
 #   python tools/test_shift.py \
 #       configs/shift/mask-rcnn_r50_fpn_1x_cityscapes-foggy.py CKPT \
 #       --benchmark foggy-cityscapes
-_base_ = 'mmdet::cityscapes/mask-rcnn_r50_fpn_1x_cityscapes.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::cityscapes/mask-rcnn_r50_fpn_1x_cityscapes.py',
+    '../_base_/custom_imports.py',
+]
 
 test_dataloader = dict(
     dataset=dict(

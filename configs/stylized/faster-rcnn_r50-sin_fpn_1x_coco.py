@@ -21,7 +21,6 @@
 # (setting TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 also works, but unpickles
 # every checkpoint fully).
 _base_ = './faster-rcnn_r50_fpn_1x_coco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 model = dict(
     backbone=dict(

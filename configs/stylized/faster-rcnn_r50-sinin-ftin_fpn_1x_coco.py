@@ -5,7 +5,6 @@
 #   python tools/train.py \
 #       configs/stylized/faster-rcnn_r50-sinin-ftin_fpn_1x_coco.py
 _base_ = './faster-rcnn_r50-sin_fpn_1x_coco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 model = dict(
     backbone=dict(

@@ -3,7 +3,6 @@
 # Download and checkpoint format: see faster-rcnn_r50-sin_fpn_1x_coco.py.
 #   python tools/train.py configs/stylized/faster-rcnn_r50-sinin_fpn_1x_coco.py
 _base_ = './faster-rcnn_r50-sin_fpn_1x_coco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 model = dict(
     backbone=dict(

@@ -5,8 +5,10 @@
 # model (load_from, downloaded on first use). The stylized (scity) and
 # combined (cityscity) configs inherit from this one and change only what
 # the RepeatDataset repeats.
-_base_ = 'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py',
+    '../_base_/custom_imports.py',
+]
 
 # The paper's schedule: 64 epochs, lr 0.0025, one step at epoch 48;
 # training short edge sampled in 800-1024 (the base's RandomResize between
@@ -29,8 +31,8 @@ param_scheduler = [
 ]
 optim_wrapper = dict(optimizer=dict(lr=0.0025))
 # Linear scaling rule: the lr is for a total batch of base_batch_size
-# images (8 GPUs x 2 images, as for COCO and VOC; mmdet's Cityscapes loader
+# images (8 GPUs x 2 images, as for COCO and VOC; auto_scale_lr from
+# mmdet's 1x schedule, which the base inherits; mmdet's Cityscapes loader
 # puts 1 image on each GPU). tools/train.py has no --auto-scale-lr flag;
 # pass `--cfg-options auto_scale_lr.enable=True` and mmengine's Runner
 # multiplies the lr by (GPUs x images per GPU) / base_batch_size.
-auto_scale_lr = dict(enable=False, base_batch_size=16)

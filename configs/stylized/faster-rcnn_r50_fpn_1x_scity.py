@@ -8,7 +8,6 @@
 #       --out-dir data/cityscapes-stylized
 #   python tools/train.py configs/stylized/faster-rcnn_r50_fpn_1x_scity.py
 _base_ = './faster-rcnn_r50_fpn_1x_city.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 # Stylize what the base's RepeatDataset (times=8) repeats, so that 8 epochs
 # stay 64 passes over the (stylized) data.

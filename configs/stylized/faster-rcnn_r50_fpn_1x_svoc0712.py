@@ -9,7 +9,6 @@
 #       --out-dir data/VOCdevkit-stylized
 #   python tools/train.py configs/stylized/faster-rcnn_r50_fpn_1x_svoc0712.py
 _base_ = './faster-rcnn_r50_fpn_1x_voc0712.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 # Stylize what the base's RepeatDataset (times=3) repeats (VOC07+12), so
 # that 4 epochs stay 12 passes over the (stylized) data.

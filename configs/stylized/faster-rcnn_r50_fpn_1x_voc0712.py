@@ -4,8 +4,10 @@
 #   python tools/train.py configs/stylized/faster-rcnn_r50_fpn_1x_voc0712.py
 # The stylized (svoc0712) and combined (vocsvoc0712) configs inherit from
 # this one and change only what the RepeatDataset repeats.
-_base_ = 'mmdet::pascal_voc/faster-rcnn_r50_fpn_1x_voc0712.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::pascal_voc/faster-rcnn_r50_fpn_1x_voc0712.py',
+    '../_base_/custom_imports.py',
+]
 
 # The paper's schedule: 12 epochs, lr 0.00125, one step at epoch 9; images
 # resized to short edge 600 (mmdet's scale (1000, 600), kept from the base
@@ -25,7 +27,7 @@ param_scheduler = [
 ]
 optim_wrapper = dict(optimizer=dict(lr=0.00125))
 # Linear scaling rule: the lr is for a total batch of base_batch_size
-# images (mmdet's 8 GPUs x 2 images). tools/train.py has no --auto-scale-lr
-# flag; pass `--cfg-options auto_scale_lr.enable=True` and mmengine's Runner
+# images (mmdet's 8 GPUs x 2 images; auto_scale_lr from the base config).
+# tools/train.py has no --auto-scale-lr flag; pass
+# `--cfg-options auto_scale_lr.enable=True` and mmengine's Runner
 # multiplies the lr by (GPUs x images per GPU) / base_batch_size.
-auto_scale_lr = dict(enable=False, base_batch_size=16)

@@ -10,7 +10,6 @@
 #   python tools/train.py \
 #       configs/stylized/faster-rcnn_r50_fpn_1x_vocsvoc0712.py
 _base_ = './faster-rcnn_r50_fpn_1x_svoc0712.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 # RepeatDataset(times=3) of [clean VOC07+12, stylized VOC07+12]: the clean
 # set is the one the stylized set wraps. VOCDataset's metainfo differs by

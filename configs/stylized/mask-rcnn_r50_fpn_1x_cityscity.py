@@ -9,7 +9,6 @@
 #       --out-dir data/cityscapes-stylized
 #   python tools/train.py configs/stylized/mask-rcnn_r50_fpn_1x_cityscity.py
 _base_ = './mask-rcnn_r50_fpn_1x_scity.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 # RepeatDataset(times=8) of [clean, stylized]: the clean set is the one the
 # stylized set wraps.

@@ -10,7 +10,6 @@
 #       --out-dir data/coco-stylized
 #   python tools/train.py configs/stylized/mask-rcnn_r50_fpn_1x_cocoscoco.py
 _base_ = './mask-rcnn_r50_fpn_1x_scoco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 # [clean, stylized]: the clean set is the one the stylized set wraps.
 train_dataloader = dict(

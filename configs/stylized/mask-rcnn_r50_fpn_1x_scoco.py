@@ -9,7 +9,6 @@
 #       --out-dir data/coco-stylized
 #   python tools/train.py configs/stylized/mask-rcnn_r50_fpn_1x_scoco.py
 _base_ = './mask-rcnn_r50_fpn_1x_coco.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
 
 train_dataloader = dict(
     dataset=dict(

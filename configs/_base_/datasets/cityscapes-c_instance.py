@@ -2,8 +2,10 @@
 # annotations from mmdet's cityscapes converter) under one image corruption,
 # bbox and segm AP with COCO's evaluation, single test scale 2048x1024. See
 # pascal-c.py for how to pick the cell.
-_base_ = 'mmdet::_base_/datasets/cityscapes_instance.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::_base_/datasets/cityscapes_instance.py',
+    '../custom_imports.py',
+]
 
 test_dataloader = dict(
     dataset=dict(

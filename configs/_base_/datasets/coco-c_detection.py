@@ -1,8 +1,10 @@
 # COCO-C (Michaelis et al. 2019): COCO val2017 under one image corruption,
 # bbox AP. See pascal-c.py for how to pick the cell; tools/test_robust.py
 # evaluates the whole grid.
-_base_ = 'mmdet::_base_/datasets/coco_detection.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::_base_/datasets/coco_detection.py',
+    '../custom_imports.py',
+]
 
 test_dataloader = dict(
     dataset=dict(

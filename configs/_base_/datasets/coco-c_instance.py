@@ -1,7 +1,9 @@
 # COCO-C (Michaelis et al. 2019): COCO val2017 under one image corruption,
 # bbox and segm AP. See pascal-c.py for how to pick the cell.
-_base_ = 'mmdet::_base_/datasets/coco_instance.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::_base_/datasets/coco_instance.py',
+    '../custom_imports.py',
+]
 
 test_dataloader = dict(
     dataset=dict(

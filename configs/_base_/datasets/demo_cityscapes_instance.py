@@ -1,7 +1,7 @@
 # The robustdet demo data, Cityscapes layout (leftImg8bit/ + gtFine/
 # polygons, converted to COCO format with mmdet's cityscapes converter).
 # The demo shapes carry Cityscapes labels: disc -> car, square -> truck,
-# triangle -> bus (robustdet.demo.CITYSCAPES_LABELS). Their Cityscapes ids
+# triangle -> bus (demo/demo_data CITYSCAPES_LABELS). Their Cityscapes ids
 # ascend in the order of the demo classes, so label i is the same class as in
 # the COCO layout and a detector trained there can be tested here.
 _base_ = './demo_coco_instance.py'

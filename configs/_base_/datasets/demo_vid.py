@@ -1,12 +1,12 @@
-# The robustdet synthetic videos (`python tools/make_demo_data.py --video` /
-# robustdet.demo.video) as a CocoVID-style video detection dataset: every
+# The robustdet synthetic videos (`python demo/make_demo_data.py --video` /
+# demo/demo_data/video.py) as a CocoVID-style video detection dataset: every
 # frame of the first 4 videos (31 frames each, 320x240, moving demo shapes
 # with box tracks), for the clip corruptions of `test_robust.py --corruptions
 # video`. Layout as ImageNet VID converted by mmtracking:
 #   data/demo/vid/Data/VID/val/<video>/<frame>.JPEG
 #   data/demo/vid/annotations/vid_val.json  (videos; images with video_id,
 #                                            frame_id; annotations)
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = '../custom_imports.py'
 
 dataset_type = 'CocoDataset'
 data_root = 'data/demo/vid/'

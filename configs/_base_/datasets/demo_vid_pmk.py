@@ -1,8 +1,8 @@
-# The robustdet synthetic video neighbour sets (`python tools/make_demo_data.py
-# --video` / robustdet.demo.video): moving demo shapes with mild per-frame
+# The robustdet synthetic video neighbour sets (`python demo/make_demo_data.py
+# --video` / demo/demo_data/video.py): moving demo shapes with mild per-frame
 # noise, one anchor per video with neighbours at offsets -10..10, in the
 # ImageNet VID / ImageNet-Vid-Robust layout.
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = '../custom_imports.py'
 
 dataset_type = 'NeighborSetDataset'
 data_root = 'data/demo/vid/'

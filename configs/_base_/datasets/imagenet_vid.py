@@ -6,7 +6,7 @@
 # frame_id). Layout:
 #   data/ILSVRC/Data/VID/val/<video>/<frame>.JPEG
 #   data/ILSVRC/annotations/imagenet_vid_val.json
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = '../custom_imports.py'
 
 dataset_type = 'CocoDataset'
 data_root = 'data/ILSVRC/'

@@ -5,7 +5,7 @@
 #   data/ILSVRC/Annotations/VID/val/<video>/<frame>.xml
 #   data/imagenet_vid_robust/metadata/{pmsets.json,labels.json}
 # Works with mmdet's tools/test.py and robustdet's tools/test_pmk.py.
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = '../custom_imports.py'
 
 dataset_type = 'NeighborSetDataset'
 data_root = 'data/'

@@ -6,8 +6,10 @@
 #   --cfg-options test_dataloader.dataset.corruption=fog
 #                 test_dataloader.dataset.severity=3
 # and tools/test_robust.py evaluates the whole grid (it unwraps this).
-_base_ = 'mmdet::_base_/datasets/voc0712.py'
-custom_imports = dict(imports=['robustdet'], allow_failed_imports=False)
+_base_ = [
+    'mmdet::_base_/datasets/voc0712.py',
+    '../custom_imports.py',
+]
 
 test_dataloader = dict(
     dataset=dict(
