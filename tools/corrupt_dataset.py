@@ -36,8 +36,8 @@ def parse_args(argv=None):
         '--backend',
         choices=list(BACKENDS),
         default=DEFAULT_BACKEND,
-        help='corruption implementation (reference: imagecorruptions, '
-        'for exact reproduction of published numbers)')
+        help="corruption implementation (reference: imagecorruptions' own "
+        'functions, the definitions behind the published numbers)')
     parser.add_argument(
         '--channel-order', choices=list(CHANNEL_ORDERS), default='rgb')
     parser.add_argument(

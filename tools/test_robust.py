@@ -64,7 +64,8 @@ def parse_args(argv=None):
         choices=list(BACKENDS),
         default=DEFAULT_BACKEND,
         help='corruption implementation: fast (default), reference '
-        '(imagecorruptions, for exact reproduction of published numbers) or '
+        "(imagecorruptions' own functions, the definitions behind the "
+        'published numbers; random ones draw seeded samples) or '
         "torch (on the model's device: the dataloader only decodes, the "
         "model's data preprocessor corrupts at the original resolution, "
         'resizes and normalises)')
