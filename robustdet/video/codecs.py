@@ -11,10 +11,25 @@ Conventions shared by all of them:
   width is padded by edge replication to even, coded, decoded and
   cropped back: pixels move nowhere, so boxes are unchanged
   (``transforms`` is None).
-* Determinism: single-threaded encoders and decoders, a fixed GOP
-  (one key frame every :data:`GOP` frames), no B-frames (so decode
-  order is display order), a nominal frame rate of :data:`FPS`. Decoded
-  frames are mapped back to input frames by their pts.
+* Determinism: fixed thread settings, so that every run gives the
+  same bytes: single-threaded decoders and encoders, except libx265 in
+  ``h265_crf`` (one frame thread and a pool of one worker thread for
+  its wavefront rows; the pool size does not change the pictures). On
+  a CPU with AVX-512, libx264 in ``h264_crf`` is held to its AVX2
+  kernels (see :func:`_x264_crf`). A nominal frame rate of :data:`FPS`.
+* ``h264_crf`` and ``h265_crf`` are plain encodes at the stated CRF:
+  the encoder's defaults (preset medium, no tune, B-frames, rate
+  control lookahead, key frames at scene cuts and at least every 250
+  frames) but for those settings.
+  ``tools/benchmarks/bench_codec_psnr.py`` compares them with a plain
+  PyAV encode.
+* The other codec corruptions and the transmission stream
+  (``bit_errors``, ``packet_loss``) have a fixed GOP (one key frame
+  every :data:`GOP` frames, no scene-cut key frames) and no B-frames;
+  with libx264 also ``tune=zerolatency`` and no lookahead.
+* Decoded frames are mapped back to input frames by their pts, so
+  streams with B-frames (decode order is not display order) come back
+  in display order.
 * Damaged streams (``bit_errors``, ``packet_loss``) are decoded with
   FFmpeg's default error concealment; packets the decoder rejects are
   skipped. A frame that yields no picture repeats the previous output
@@ -28,6 +43,7 @@ Conventions shared by all of them:
   the severity's rate, so the damage at a higher severity contains the
   damage at a lower one (for the same seed).
 """
+import functools
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
@@ -53,6 +69,17 @@ _X264_BASE = {'threads': '1', 'preset': 'medium', 'tune': 'zerolatency'}
 _X265_PARAMS = ('pools=none:frame-threads=1:wpp=0:bframes=0:'
                 'log-level=error:keyint={gop}:min-keyint={gop}:'
                 'scenecut=0')
+# The CRF corruptions: the encoders' defaults but for the threads.
+# x265 codes wavefront rows (WPP, on by default) only with a thread pool:
+# pools=none would also turn WPP off, which gave 1.02 dB less than a plain
+# encode at CRF 51 on a 16-frame 240x160 pan over scikit-image's coffee.
+# One pool thread and one frame thread gave the same pictures as pools of
+# 2 and 4 threads. log-level only silences it.
+_X264_CRF = {'threads': '1', 'preset': 'medium'}
+_X265_CRF_PARAMS = 'pools=1:frame-threads=1:log-level=error'
+# What x264 needs to pick its AVX-512 kernels (numpy's names; lower case
+# in /proc/cpuinfo).
+_X264_AVX512 = ('AVX512F', 'AVX512CD', 'AVX512BW', 'AVX512DQ', 'AVX512VL')
 
 _DECODERS = {
     'libx264': 'h264',
@@ -115,8 +142,10 @@ def encode(frames: np.ndarray,
            options: Optional[Dict[str, str]] = None,
            bit_rate: Optional[int] = None,
            qscale: Optional[int] = None,
-           global_header: bool = False) -> Tuple[List[Tuple[bytes, int]],
-                                                 bytes]:
+           global_header: bool = False,
+           gop: Optional[int] = GOP,
+           max_b_frames: Optional[int] = 0) -> Tuple[List[Tuple[bytes, int]],
+                                                     bytes]:
     """Encode a clip to a list of packets.
 
     Args:
@@ -128,6 +157,12 @@ def encode(frames: np.ndarray,
             rate control is clamped with ``qmin = qmax = qscale``.
         global_header (bool): Put the stream headers (SPS/PPS) in the
             extradata instead of the first packet.
+        gop (int, optional): Largest key frame interval (FFmpeg's
+            ``gop_size``). None keeps the encoder's default (libx264 and
+            libx265: 250). Defaults to :data:`GOP`.
+        max_b_frames (int, optional): Most consecutive B-frames. None
+            keeps the encoder's default (at preset medium libx264: 3,
+            libx265: 4). Defaults to 0, no B-frames.
 
     Returns:
         tuple: ``[(packet bytes, pts), ...]`` in decode order and the
@@ -141,8 +176,10 @@ def encode(frames: np.ndarray,
     ctx.pix_fmt = 'yuv420p'
     ctx.time_base = Fraction(1, FPS)
     ctx.framerate = Fraction(FPS, 1)
-    ctx.gop_size = GOP
-    ctx.max_b_frames = 0
+    if gop is not None:
+        ctx.gop_size = int(gop)
+    if max_b_frames is not None:
+        ctx.max_b_frames = int(max_b_frames)
     ctx.thread_count = 1
     if bit_rate is not None:
         ctx.bit_rate = int(bit_rate)
@@ -212,6 +249,10 @@ def decode(packets: List[Tuple[bytes, int]], codec: str, extradata: bytes,
         pkt = av.Packet(len(data))
         memoryview(pkt)[:] = data
         pkt.pts = pts
+        # With B-frames dts is not pts, but the H.264 / HEVC decoders
+        # order pictures by the stream's own picture order count, so
+        # pictures come out in display order all the same (checked
+        # against the encoder's own dts in tests/test_video).
         pkt.dts = pts
         try:
             take(ctx.decode(pkt))
@@ -275,6 +316,75 @@ def _x264(**extra) -> Dict[str, str]:
     return opts
 
 
+@functools.lru_cache(maxsize=None)
+def _x264_avx512() -> bool:
+    """Whether x264 runs its AVX-512 kernels on this CPU.
+
+    Read from the CPU's own flags (``/proc/cpuinfo``), not from numpy's
+    dispatch, which ``NPY_DISABLE_CPU_FEATURES`` (e.g.
+    ``tools/dev/held_back_cpu.py``) switches off while x264 still sees the
+    CPU; numpy's detection only where ``/proc/cpuinfo`` cannot be read.
+    """
+    try:
+        with open('/proc/cpuinfo') as f:
+            flags = next((line.split(':', 1)[1].split()
+                          for line in f if line.startswith('flags')), None)
+    except OSError:
+        flags = None
+    if flags is not None:
+        return all(name.lower() in flags for name in _X264_AVX512)
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # numpy 1.x
+        try:
+            from numpy.core._multiarray_umath import __cpu_features__
+        except ImportError:
+            return False
+    return all(__cpu_features__.get(name, False) for name in _X264_AVX512)
+
+
+def _x264_crf(crf: int) -> Dict[str, str]:
+    """libx264 options of :func:`h264_crf`.
+
+    The encoder's defaults but one thread and, on a CPU with AVX-512,
+    x264 held to its AVX2 kernels (``asm=AVX2``): its AVX-512
+    macroblock-tree kernel reads memory it has not written when the
+    width in macroblocks is not a multiple of 8 (seen with widths of 5,
+    6, 15 and 20 macroblocks, never with 16 or 24), so the same clip
+    came out different from run to run (glibc's ``MALLOC_PERTURB_``
+    changed the output). On a 16-frame 240x160 clip the SSSE3, AVX and
+    AVX2 kernels gave the same bytes as one another and as the AVX-512
+    kernels' usual output.
+
+    Args:
+        crf (int): The CRF.
+
+    Returns:
+        dict: Options for :func:`encode`.
+    """
+    opts = dict(_X264_CRF, crf=str(crf))
+    if _x264_avx512():
+        opts['x264-params'] = 'asm=AVX2'
+    return opts
+
+
+def _x265_crf(crf: int) -> Dict[str, str]:
+    """libx265 options of :func:`h265_crf`: the encoder's defaults but
+    one frame thread and a pool of one worker thread.
+
+    Args:
+        crf (int): The CRF.
+
+    Returns:
+        dict: Options for :func:`encode`.
+    """
+    return {
+        'preset': 'medium',
+        'crf': str(crf),
+        'x265-params': _X265_CRF_PARAMS
+    }
+
+
 def _x265(**extra) -> Dict[str, str]:
     opts = {'preset': 'medium', 'x265-params': _X265_PARAMS.format(gop=GOP)}
     opts.update({k: str(v) for k, v in extra.items()})
@@ -282,13 +392,45 @@ def _x265(**extra) -> Dict[str, str]:
 
 
 def h264_crf(frames: np.ndarray, param: int, seed: int) -> ClipResult:
-    """H.264 (libx264) at constant rate factor ``param``."""
-    return _transcode(frames, 'libx264', options=_x264(crf=param))
+    """H.264 (libx264) at constant rate factor ``param``.
+
+    A plain libx264 encode: preset medium, no tune, the encoder's
+    B-frames, lookahead and key frames; only the thread count is fixed
+    (one thread) and, on a CPU with AVX-512, x264's AVX-512 kernels are
+    off (see :func:`_x264_crf`), so that every run gives the same bytes.
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB.
+        param (int): The CRF, 0 to 51.
+        seed (int): Unused: the corruption is deterministic.
+
+    Returns:
+        ClipResult: The decoded clip.
+    """
+    return _transcode(
+        frames, 'libx264', options=_x264_crf(param), gop=None,
+        max_b_frames=None)
 
 
 def h265_crf(frames: np.ndarray, param: int, seed: int) -> ClipResult:
-    """H.265 (libx265) at constant rate factor ``param``."""
-    return _transcode(frames, 'libx265', options=_x265(crf=param))
+    """H.265 (libx265) at constant rate factor ``param``.
+
+    A plain libx265 encode: preset medium, no tune, the encoder's
+    B-frames, lookahead, key frames and wavefront parallel processing;
+    only the threads are fixed (one frame thread, a pool of one worker
+    thread), so that every run gives the same bytes.
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB.
+        param (int): The CRF, 0 to 51.
+        seed (int): Unused: the corruption is deterministic.
+
+    Returns:
+        ClipResult: The decoded clip.
+    """
+    return _transcode(
+        frames, 'libx265', options=_x265_crf(param), gop=None,
+        max_b_frames=None)
 
 
 def h264_abr(frames: np.ndarray, param: int, seed: int) -> ClipResult:
@@ -402,16 +544,31 @@ def packet_loss(frames: np.ndarray, param: float, seed: int) -> ClipResult:
 
 _NOTE = ('pad to even size (edge), yuv420p, single-threaded, '
          f'GOP {GOP}, no B-frames, {FPS} fps nominal')
+_CRF_NOTE = ('pad to even size (edge), yuv420p, {} fps nominal; the '
+             "encoder's defaults (B-frames, lookahead, key frames at scene "
+             'cuts and at least every 250 frames) but {}')
 
 CORRUPTIONS = (
     ClipCorruption(
         'h264_crf', 'codec', (23, 30, 37, 44, 51), h264_crf,
         source=YI_2021 + '; ' + SCHIAPPA_2023,
-        extra={'unit': 'CRF (libx264, preset medium)', 'note': _NOTE}),
+        extra={
+            'unit': 'CRF (libx264, preset medium, no tune, threads=1)',
+            'note': _CRF_NOTE.format(
+                FPS, 'threads=1 and, on a CPU with AVX-512, asm=AVX2 '
+                "(x264's AVX-512 macroblock-tree kernel reads memory it has "
+                'not written, so outputs varied from run to run)')
+        }),
     ClipCorruption(
         'h265_crf', 'codec', (27, 33, 39, 45, 51), h265_crf,
         source=YI_2021,
-        extra={'unit': 'CRF (libx265, preset medium)', 'note': _NOTE}),
+        extra={
+            'unit': 'CRF (libx265, preset medium, no tune, pools=1, '
+            'frame-threads=1)',
+            'note': _CRF_NOTE.format(
+                FPS, 'pools=1:frame-threads=1 (one worker thread, one frame '
+                'thread; WPP stays on)')
+        }),
     ClipCorruption(
         'h264_abr', 'codec', (2, 4, 8, 16, 32), h264_abr,
         source=YI_2021,

@@ -42,8 +42,11 @@ The settings, for ``AVX2`` / ``SSE4.2``:
 with these settings what torch's ATen, oneDNN, numpy, OpenBLAS, OpenCV and
 numba then compute with; MKL's, IPP's and libjpeg-turbo's settings are
 not read back. FFmpeg and its codecs (PyAV) choose their kernels at run
-time too, with no setting to hold them back; their vector kernels are held
-to the C ones' output bit for bit by their own tests (checkasm).
+time too and are not held back here. robustdet's ``h264_crf`` runs libx264
+at most with its AVX2 kernels (``x264-params asm=AVX2`` on AVX-512 CPUs,
+whose macroblock-tree kernel reads memory it has not written); x264's
+SSSE3, AVX and AVX2 kernels gave the same bytes on a 16-frame 240x160
+clip, its C code (``asm=0``) did not.
 
 ``ROBUSTDET_CPU_HELD_BACK`` is set to the level (``AVX2``, ``SSE4.2``, or
 empty when nothing is held back), so that the suite checks that the
