@@ -46,6 +46,12 @@ DEFAULT_IDENTITY = dict(
     corruption_device=None,
     video_clips=DEFAULT_VIDEO_CLIPS,
     ground_truth='config')
+# Version of the settings of the CRF clip corruptions (h264_crf,
+# h265_crf) a file's cells were computed with: 2 = a plain encode at the
+# stated CRF; files without the key hold version 1 (low-latency settings,
+# a milder corruption), whose cells a resumed run computes again.
+CLIP_CODECS = 2
+_CLIP_CODECS_CHANGED = ('h264_crf', 'h265_crf')
 # Config parts that decide the numbers (dataloader workers do not).
 _FINGERPRINT_KEYS = ('model', 'test_dataloader', 'test_evaluator',
                      'test_cfg')
@@ -119,6 +125,7 @@ def new_results(identity: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
     return dict(
         format=FORMAT,
         robustdet_version=__version__,
+        clip_codecs=CLIP_CODECS,
         **identity,
         **extra,
         clean=None,
@@ -195,6 +202,33 @@ def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],
         raise RobustDetError(
             f'{path} holds results of another run ({"; ".join(diffs)}); '
             f'{hint}')
+
+
+def drop_stale_codec_cells(results: Dict[str, Any]) -> List[str]:
+    """Remove the h264_crf / h265_crf cells of results written before
+    their settings changed (no ``clip_codecs`` key), so that a resumed run
+    computes them again instead of mixing two definitions; then mark the
+    results as current.
+
+    Args:
+        results (dict): Results read from a file (modified).
+
+    Returns:
+        list[str]: The cell keys removed.
+    """
+    dropped = []
+    if results.get('clip_codecs', 1) < CLIP_CODECS:
+        for name in _CLIP_CODECS_CHANGED:
+            for sev in results['cells'].pop(name, {}):
+                key = f'{name}/{sev}'
+                dropped.append(key)
+                results['seconds'].pop(key, None)
+        results['empty_cells'] = [
+            k for k in results.get('empty_cells', []) if k not in dropped
+        ]
+        results['clip_codecs'] = CLIP_CODECS
+        refresh_summary(results)
+    return dropped
 
 
 def has_cell(results: Dict[str, Any], cell: Cell) -> bool:
@@ -318,6 +352,7 @@ def merge_results(parts: Iterable[Dict[str, Any]],
     """
     merged: Optional[Dict[str, Any]] = None
     for part, name in zip(parts, names):
+        drop_stale_codec_cells(part)
         if merged is None:
             identity = {k: _identity_value(part, k) for k in IDENTITY_KEYS}
             merged = new_results(identity,

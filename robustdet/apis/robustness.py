@@ -60,8 +60,8 @@ from ..video.table import (CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS,
                            is_video_corruption, moves_boxes)
 from .bad_images import find_bad_images
 from .results import (DEFAULT_VIDEO_CLIPS, check_same_run, config_fingerprint,
-                      has_cell, load_results, new_results, record_cell,
-                      results_path, save_results)
+                      drop_stale_codec_cells, has_cell, load_results,
+                      new_results, record_cell, results_path, save_results)
 from .testing import build_test_runner
 
 
@@ -276,6 +276,13 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     check_same_run(
         existing, identity, job.results_file,
         'pass --overwrite to discard them, or use another --work-dir')
+    dropped = drop_stale_codec_cells(existing)
+    if dropped:
+        print_log(
+            f'{job.results_file}: {len(dropped)} h264_crf / h265_crf cells '
+            'were computed with the former (low-latency) encoder settings; '
+            'they are computed again', logger='current',
+            level=logging.WARNING)
     return existing
 
 

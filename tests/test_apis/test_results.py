@@ -227,3 +227,28 @@ def test_files_without_video_entries_load_and_refresh(tmp_path):
     merged = merge_results([load_results(str(path)), loaded], ['a', 'b'])
     assert list(merged['cells']) == ['fog', 'rain']
     assert merged['video_coverage']['video'] == [1, 95]
+
+
+def test_crf_cells_of_the_former_codec_settings_are_computed_again():
+    """Files written before h264_crf / h265_crf became plain encodes (no
+    clip_codecs key) lose those cells on resume and merge; new files keep
+    them, and other cells are kept."""
+    from robustdet.apis.results import CLIP_CODECS, drop_stale_codec_cells
+    results = new_results(IDENTITY)
+    assert results['clip_codecs'] == CLIP_CODECS == 2
+    for cell in [('clean', 0), ('fog', 1), ('h264_crf', 1), ('h265_crf', 5),
+                 ('h264_abr', 1)]:
+        record_cell(results, cell, {'coco/bbox_mAP': 0.5}, 1.0)
+    current = json.loads(json.dumps(results))
+    assert drop_stale_codec_cells(current) == [] and current == results
+    old = json.loads(json.dumps(results))
+    del old['clip_codecs']
+    assert drop_stale_codec_cells(old) == ['h264_crf/1', 'h265_crf/5']
+    assert set(old['cells']) == {'fog', 'h264_abr'}
+    assert set(old['seconds']) == {'clean', 'fog/1', 'h264_abr/1'}
+    assert old['clip_codecs'] == 2
+    old = json.loads(json.dumps(results))
+    del old['clip_codecs']
+    merged = merge_results([old, json.loads(json.dumps(results))],
+                           ['a', 'b'])
+    assert set(merged['cells']) == set(results['cells'])
