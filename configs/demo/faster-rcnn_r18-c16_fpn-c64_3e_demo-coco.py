@@ -1,5 +1,5 @@
 # The demo detector: the tiny Faster R-CNN trained on the demo data's COCO
-# layout (`make demo` trains it; see README for its measured time and AP).
+# layout (`make demo` trains it; see README.md for its figures).
 _base_ = [
     '../_base_/models/faster-rcnn_r18-c16_fpn-c64.py',
     '../_base_/datasets/demo_coco_detection.py',

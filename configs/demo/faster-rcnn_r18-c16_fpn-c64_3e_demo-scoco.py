@@ -3,7 +3,7 @@
 # model, schedule and the clean val set as in
 # faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py. Make the stylized copy
 # first, as `make demo` does (procedural style images, generated AdaIN
-# weights; see the README), then train:
+# weights; see docs/stylization.md), then train:
 #   python demo/make_demo_data.py --out-dir data/demo --styles 6
 #   python tools/stylize_dataset.py \
 #       --coco data/demo/coco/annotations/instances_train2017.json \

@@ -5,7 +5,7 @@
 #       configs/shift/faster-rcnn_r50_fpn_1x_cityscapes-foggy.py CKPT \
 #       --benchmark foggy-cityscapes
 # Expects data/cityscapes/{leftImg8bit,leftImg8bit_foggy,gtFine,annotations}
-# (see the README); the foggy images share the clean ground truth, so the
+# (see docs/shift.md); the foggy images share the clean ground truth, so the
 # evaluator is the clean val's.
 _base_ = [
     'mmdet::cityscapes/faster-rcnn_r50_fpn_1x_cityscapes.py',

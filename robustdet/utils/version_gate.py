@@ -12,8 +12,8 @@ from typing import Callable, Dict, Optional, Tuple
 
 from packaging.version import Version
 
-# name -> (minimum inclusive, maximum exclusive). Verified stack: see the
-# README. mmdet 3.3 asserts mmcv < 2.2.0.
+# name -> (minimum inclusive, maximum exclusive). Verified stack: see
+# docs/development.md. mmdet 3.3 asserts mmcv < 2.2.0.
 REQUIRED_VERSIONS: Dict[str, Tuple[str, str]] = {
     'mmengine': ('0.10.0', '1.0.0'),
     'mmcv': ('2.0.0', '2.2.0'),

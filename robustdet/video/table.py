@@ -1,7 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """The one table of clip corruptions: names, families, the parameter of
 each severity, the function, and where they come from. Everything else
-(CLI choices, families of γa / γr, the README table) derives from it."""
+(CLI choices, families of γa / γr, the table of docs/video.md) derives
+from it."""
 from typing import Dict, Tuple
 
 import numpy as np

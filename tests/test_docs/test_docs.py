@@ -1,60 +1,67 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""The shell blocks of docs/ run, in order, on the test fixtures (the small
-demo data and the committed demo checkpoint), and what they produce is
-what the page says.
+"""The shell blocks of README.md and of every page of docs/ run, in
+order, on the test fixtures (the small demo data, small generated videos,
+fog, BDD100k frames and styles, and the committed demo checkpoint), and
+what they produce is what the page says. How a page is run:
+``tests/test_docs/pages.py``.
 
-A page's first block sets ``CONFIG`` and ``CKPT`` for the reader (the
-demo's paths); the test sets them to the fixtures instead, and checks that
-the block does nothing else. The blocks run in a scratch directory that
-links the repository's ``tools/`` and ``configs/``, with the venv first on
-``PATH`` and tests/fake_slurm/ (a one-machine ``srun``) after it."""
+One test per page. Each gives the page's setup block its own values (the
+fixtures, and tiny sizes for docs/benchmarks.md), runs the page, and
+checks the files, numbers and tables the page promises. The README's
+``make demo`` / ``make test`` block, and the make targets of
+docs/development.md, are checked with ``make -n`` (a dry run: the targets
+exist and name their commands): ``make demo`` takes about an hour on 2
+cores and ``make test`` is the suite that runs this test.
+"""
+import glob
+import json
 import os
 import os.path as osp
 import re
+import shutil
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+import torch
+from mmdet.registry import MODELS
+from mmengine.config import Config
+from PIL import Image
+
+from demo_data.bdd100k import generate_bdd100k_demo
+from demo_data.foggy import write_foggy_cityscapes
+from demo_data.styles import write_style_images
+from demo_data.video import generate_video_demo
 from robustdet.apis.results import RESULTS_FILE, load_results
-from tests.conftest import REPO
-from tests.tool_process import free_port
+from robustdet.corruptions.table import CORRUPTIONS
+from robustdet.video.table import CLIP_CORRUPTION_NAMES
+from tests.conftest import (DEMO_CONFIGS, REPO, SMALL_DEMO_SHA256,
+                            replace_data_root, sha256_tree, small_config)
+from tests.test_docs.pages import ForkedPython, bash_blocks, run_page
 
-BLOCK = re.compile(r'^```bash\n(.*?)^```', re.S | re.M)
+
+@pytest.fixture(scope='module')
+def forked():
+    with ForkedPython() as server:
+        yield server
 
 
-def run_page(page, config, ckpt, scratch):
-    """Run the bash blocks of ``docs/<page>`` after its setup block.
-
-    Returns:
-        list[str]: The blocks run.
-    """
-    with open(osp.join(REPO, 'docs', page)) as f:
-        setup, *blocks = BLOCK.findall(f.read())
-    assigned = re.findall(r'^([A-Z_]+)=', setup, re.M)
-    code = [line for line in setup.splitlines()
-            if line.strip() and not line.startswith('#')]
-    assert assigned == ['CONFIG', 'CKPT'] and len(code) == 2, setup
-    for name in ('tools', 'configs'):
-        os.symlink(osp.join(REPO, name), osp.join(scratch, name))
-    env = dict(
-        os.environ, CONFIG=config, CKPT=ckpt, PYTHON=sys.executable,
-        PATH=os.pathsep.join([osp.dirname(sys.executable),
-                              osp.join(REPO, 'tests', 'fake_slurm'),
-                              os.environ['PATH']]),
-        PORT=str(free_port()), MASTER_PORT=str(free_port()),
-        # one thread a process, as torchrun sets it: the tests' machines
-        # have 2 cores
-        OMP_NUM_THREADS='1')
-    for block in blocks:
-        proc = subprocess.run(['bash', '-euo', 'pipefail', '-c', block],
-                              cwd=scratch, env=env, capture_output=True,
-                              text=True, timeout=600)
-        assert proc.returncode == 0, (block, proc.stderr[-3000:])
-    return blocks
+def _demo_config(name):
+    """``configs/demo/faster-rcnn_r18-c16_fpn-c64_<name>.py``."""
+    return osp.join(DEMO_CONFIGS, f'faster-rcnn_r18-c16_fpn-c64_{name}.py')
 
 
 def _numbers(path):
     results = load_results(str(path / RESULTS_FILE))
     return {k: results[k] for k in ('clean', 'cells', 'summary')}
+
+
+def _cells(results, severities):
+    """The clean set and the cells of ``results`` at these severities."""
+    return dict(clean=results['clean'], cells={
+        name: {s: v for s, v in per_sev.items() if s in severities}
+        for name, per_sev in results['cells'].items()})
 
 
 def _files(path):
@@ -67,9 +74,326 @@ def _files(path):
     return found
 
 
-def test_distributed(demo_checkpoint, tmp_path):
-    blocks = run_page('distributed.md', *demo_checkpoint, str(tmp_path))
-    assert len(blocks) == 3
+def _table_rows(page):
+    """The table rows of a page that start with a `name`."""
+    with open(osp.join(REPO, page), encoding='utf-8') as f:
+        return [line for line in f if line.startswith('| `')]
+
+
+def _python_blocks(page):
+    with open(osp.join(REPO, page), encoding='utf-8') as f:
+        return re.findall(r'^```python\n(.*?)^```', f.read(), re.S | re.M)
+
+
+def _anchors(path):
+    """GitHub's anchors of a Markdown file's headings."""
+    with open(path, encoding='utf-8') as f:
+        text = re.sub(r'^```.*?^```', '', f.read(), flags=re.S | re.M)
+    return {re.sub(r'[^\w\- ]', '', title.strip().lower()).replace(' ', '-')
+            for title in re.findall(r'^#+ (.*)$', text, re.M)}
+
+
+def _video_fixture(tmp_path, names, **video):
+    """Small generated videos and the demo configs ``names`` pointed at
+    them, without dataloader workers: ``(video paths, {name: config})``."""
+    paths = generate_video_demo(str(tmp_path / 'vid'), **video)
+    configs = {}
+    for name in names:
+        cfg = replace_data_root(
+            Config.fromfile(_demo_config(f'3e_demo-{name}')), paths['root'],
+            old_root='data/demo/vid/')
+        cfg.test_dataloader.num_workers = 0
+        cfg.test_dataloader.persistent_workers = False
+        cfg.val_dataloader = cfg.test_dataloader
+        configs[name] = str(tmp_path / f'{name}_config.py')
+        cfg.dump(configs[name])
+    return paths, configs
+
+
+def _scratch(tmp_path):
+    scratch = tmp_path / 'scratch'
+    scratch.mkdir()
+    return scratch
+
+
+def test_every_page_has_a_test():
+    pages = sorted(osp.basename(p)
+                   for p in glob.glob(osp.join(REPO, 'docs', '*.md')))
+    tested = sorted(name[len('test_'):] + '.md'
+                    for name in globals() if name.startswith('test_'))
+    assert set(pages) <= set(tested), set(pages) - set(tested)
+    for page in pages:
+        assert bash_blocks(osp.join(REPO, 'docs', page)), page
+    # Every relative link and its anchor exist.
+    for page in ['README.md'] + [f'docs/{p}' for p in pages]:
+        with open(osp.join(REPO, page), encoding='utf-8') as f:
+            links = re.findall(r'\]\(([^)#:]*)(?:#([^)]*))?\)', f.read())
+        for target, anchor in links:
+            path = osp.join(REPO, page)
+            if target:
+                path = osp.normpath(osp.join(osp.dirname(path), target))
+            assert osp.exists(path), (page, target)
+            if anchor:
+                assert anchor in _anchors(path), (page, target, anchor)
+
+
+def test_readme(demo_dir, demo_checkpoint, tmp_path, forked):
+    """The README's ``make demo`` / ``make test`` block is checked with
+    ``make -n`` (a dry run: both targets exist and name their commands);
+    the tour runs on the fixtures."""
+    config, ckpt = demo_checkpoint
+    ran = run_page('README.md',
+                   dict(CONFIG=config, CKPT=ckpt,
+                        DATA=osp.join(demo_dir, 'coco')),
+                   str(tmp_path), forked, setup_block=1)
+    make = ran[0].stdout
+    assert 'demo/demo.py --data-dir data/demo --work-dir work_dirs/demo' \
+        in make
+    for command in ('ruff check', 'isort --check-only', 'pytest -q -n 2',
+                    'tools/dev/held_back_cpu.py --'):
+        assert command in make, command
+    tour = tmp_path / 'work_dirs' / 'tour'
+    assert '| coco/bbox_mAP |' in ran[1].stdout  # the report, printed
+    # The grid grew: the cells of the first run were not evaluated again.
+    assert 'resuming: 3 of 5 cells already in' in ran[2].output
+    results = load_results(str(tour / RESULTS_FILE))
+    assert {k: list(v) for k, v in results['cells'].items()} == {
+        'gaussian_noise': ['3', '5'], 'defocus_blur': ['3', '5']}
+    names = sorted(os.listdir(osp.join(demo_dir, 'coco', 'val2017')))
+    assert sorted(os.listdir(tour / 'images' / 'gaussian_noise' / '3')) \
+        == names
+    assert ran[3].stdout.split()[-3:] == names[:3]
+    with open(osp.join(REPO, 'README.md'), encoding='utf-8') as f:
+        readme = f.read()
+    for page in glob.glob(osp.join(REPO, 'docs', '*.md')):
+        assert f'(docs/{osp.basename(page)})' in readme, page
+    assert len(readme.splitlines()) <= 300
+
+
+def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
+    config, ckpt = demo_checkpoint
+    ran = run_page('docs/benchmark.md',
+                   dict(CONFIG=config, CKPT=ckpt,
+                        DATA=osp.join(demo_dir, 'coco')),
+                   str(tmp_path), forked)
+    runs = tmp_path / 'work_dirs' / 'robust-demo'
+    grid = load_results(str(runs / 'grid' / RESULTS_FILE))
+    assert {k: list(v) for k, v in grid['cells'].items()} == {
+        'defocus_blur': ['3', '5'], 'brightness': ['3', '5']}
+    # The grid grew: the cells of the first run were not evaluated again.
+    assert 'resuming: 3 of 5 cells already in' in ran[1].output
+    assert set(grid['seconds']) == {'clean', 'defocus_blur/3',
+                                    'defocus_blur/5', 'brightness/3',
+                                    'brightness/5'}
+    for key in ('format', 'robustdet_version', 'config', 'checkpoint',
+                'config_sha256', 'checkpoint_sha256', 'seed', 'backend',
+                'channel_order', 'corruption_device', 'video_clips',
+                'ground_truth', 'shard', 'clean', 'cells', 'seconds',
+                'skipped_images', 'empty_cells', 'summary', 'coverage',
+                'video_summary', 'video_coverage'):
+        assert key in grid, key
+    assert set(grid['summary']['coco/bbox_mAP']) == {
+        'P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur', 'mPC_weather',
+        'mPC_digital', 'mPC_holdout'}
+    for name in ('robustness.md', 'robustness.csv', 'robustness_summary.csv',
+                 'robustness_coco_bbox_mAP.png'):
+        assert osp.getsize(runs / 'grid' / name) > 0, name
+    # K = 3 and the shards: the numbers of one cell per pass
+    assert _numbers(runs / 'k3') == _numbers(runs / 'grid')
+    assert _numbers(runs / 'shards') == _numbers(runs / 'grid')
+    compare = next(r.stdout for r in ran if '--compare' in r.block)
+    assert '| one-cell-per-pass |' in compare
+    assert '| three-cells-per-pass |' in compare
+    # The torch backend, on the CPU here.
+    torch_run = load_results(str(runs / 'torch' / RESULTS_FILE))
+    assert torch_run['backend'] == 'torch'
+    assert torch_run['corruption_device'] == 'cpu'
+    assert list(torch_run['cells']['defocus_blur']) == ['3']
+    # faster-coco-eval: every value of pycocotools'
+    fce = load_results(str(runs / 'faster-coco-eval' / RESULTS_FILE))
+    assert _cells(fce, {'3'}) == _cells(grid, {'3'})
+    # -C copies under the same names
+    written = sorted(os.listdir(runs / 'coco-c' / 'defocus_blur' / '3'))
+    assert written == sorted(os.listdir(osp.join(demo_dir, 'coco',
+                                                 'val2017')))
+
+
+def test_corruptions(demo_dir, tmp_path, forked):
+    # The table is the library's, row for row.
+    assert _table_rows('docs/corruptions.md') == [
+        f'| `{c.name}` | {c.group} | {"yes" if c.stochastic else "no"} | '
+        + ', '.join(str(p).replace(' ', '') for p in c.params) + ' |\n'
+        for c in CORRUPTIONS]
+    for block in _python_blocks('docs/corruptions.md'):
+        exec(compile(block, 'docs/corruptions.md', 'exec'), {})
+    run_page('docs/corruptions.md', dict(DATA=osp.join(demo_dir, 'coco')),
+             str(tmp_path), forked)
+    out = tmp_path / 'work_dirs' / 'corruptions-demo'
+    fast = sorted(p.relative_to(out / 'fast')
+                  for p in (out / 'fast').rglob('*.png'))
+    assert len(fast) == 3 * 4
+    for rel in fast:
+        a, b = (np.asarray(Image.open(out / backend / rel)).astype(int)
+                for backend in ('fast', 'reference'))
+        assert np.abs(a - b).max() <= 1, rel
+
+
+def test_stylization(demo_dir, demo_checkpoint, tmp_path, forked):
+    config, ckpt = demo_checkpoint
+    styles = tmp_path / 'styles'
+    write_style_images(str(styles), num=3, size=(40, 32))
+    stylized = tmp_path / 'stylized' / 'coco'
+    combined = small_config(_demo_config('3e_demo-cocoscoco'), demo_dir)
+    combined.train_dataloader.dataset.datasets[1].stylized_root = str(
+        stylized)
+    # One epoch of the 8 clean and 8 stylized images, at their own size
+    # (128x96), in 4 batches.
+    combined.train_cfg.max_epochs = combined.train_cfg.val_interval = 1
+    combined.train_dataloader.batch_size = 4
+    for part in combined.train_dataloader.dataset.datasets:
+        pipeline = (part.dataset if 'dataset' in part else part).pipeline
+        for step in pipeline:
+            if step.type == 'Resize':
+                step.scale = (128, 96)
+    combined.default_hooks.logger.interval = 4
+    combined_config = str(tmp_path / 'combined_config.py')
+    combined.dump(combined_config)
+    ran = run_page(
+        'docs/stylization.md',
+        dict(COCO=osp.join(demo_dir, 'coco'), STYLES=styles,
+             STYLIZED=stylized, COMBINED_CONFIG=combined_config,
+             COMBINED_CKPT='work_dirs/stylized-demo/train-combined/'
+             'epoch_1.pth', CONFIG=config, CKPT=ckpt),
+        str(_scratch(tmp_path)), forked)
+    # Same names and sizes as the input, and the records.
+    source = osp.join(demo_dir, 'coco', 'train2017')
+    names = sorted(os.listdir(source))
+    assert sorted(os.listdir(stylized / 'train2017')) == names
+    for name in names:
+        assert Image.open(stylized / 'train2017' / name).size == \
+            Image.open(osp.join(source, name)).size
+    for name in ('stylize_manifest.json', 'style_assignments.csv',
+                 'annotations/instances_train2017.json'):
+        assert (stylized / name).exists(), name
+    compare = ran[-1].stdout
+    assert '| standard |' in compare and '| combined |' in compare
+
+
+def test_shift(demo_dir, demo_checkpoint, tmp_path, forked):
+    _, ckpt = demo_checkpoint
+    data = tmp_path / 'data'
+    shutil.copytree(osp.join(demo_dir, 'cityscapes'), data / 'cityscapes')
+    write_foggy_cityscapes(str(data / 'cityscapes'))
+    foggy_config = str(tmp_path / 'foggy_config.py')
+    small_config(_demo_config('3e_demo-foggy-cityscapes'),
+                 str(data)).dump(foggy_config)
+    # A small BDD100k tree without split lists, and a detector of its 10
+    # classes with random weights.
+    info = generate_bdd100k_demo(str(data / 'bdd100k'), num_val=40,
+                                 num_train=14)
+    bdd = small_config(_demo_config('12e_demo-bdd100k-clear'), str(data))
+    bdd.test_dataloader.dataset.img_size = info['img_size']
+    bdd_config = str(tmp_path / 'bdd_config.py')
+    bdd.dump(bdd_config)
+    torch.manual_seed(0)
+    bdd_ckpt = str(tmp_path / 'random.pth')
+    torch.save(dict(state_dict=MODELS.build(bdd.model).state_dict()),
+               bdd_ckpt)
+    scratch = _scratch(tmp_path)
+    run_page('docs/shift.md',
+             dict(FOGGY_CONFIG=foggy_config, CKPT=ckpt,
+                  BDD_CONFIG=bdd_config, BDD_CKPT=bdd_ckpt,
+                  BDD=data / 'bdd100k'),
+             str(scratch), forked)
+    runs = scratch / 'work_dirs' / 'shift-demo'
+    results = json.loads((runs / 'foggy-cityscapes' / 'shift.json')
+                         .read_text())
+    assert list(results['splits']) == ['clean', 'beta=0.005', 'beta=0.01',
+                                       'beta=0.02']
+    row = results['summary']['coco/bbox_mAP']
+    assert row['P'] == results['splits']['clean']['coco/bbox_mAP']
+    for split, value in row['splits'].items():
+        assert row['rPC'][split] == value / row['P']
+    md = (runs / 'foggy-cityscapes' / 'shift.md').read_text()
+    assert '| rPC [%] | 100.0 |' in md
+    for name in ('shift.csv', 'shift_coco_bbox_mAP.png'):
+        assert osp.getsize(runs / 'foggy-cityscapes' / name) > 0
+    splits = data / 'bdd100k' / 'splits'
+    for name in ('val_clear', 'val_rainy', 'val_snowy', 'val_daytime',
+                 'val_night', 'train_clear', 'train_daytime'):
+        assert (splits / f'{name}.txt').read_text().split(), name
+    assert (splits / 'splits.json').exists()
+    for benchmark, names in (('bdd100k-weather', ['clear', 'rainy', 'snowy']),
+                             ('bdd100k-daynight', ['daytime', 'night'])):
+        results = json.loads((runs / benchmark / 'shift.json').read_text())
+        assert list(results['splits']) == names
+        assert results['reference'] == names[0]
+
+
+def test_pmk(demo_checkpoint, tmp_path, forked):
+    _, ckpt = demo_checkpoint
+    video, configs = _video_fixture(tmp_path, ('vid-pmk', 'vid'),
+                                    num_videos=3, num_frames=9,
+                                    size=(128, 96), k=3)
+    scratch = _scratch(tmp_path)
+    run_page('docs/pmk.md',
+             dict(PMK_CONFIG=configs['vid-pmk'], VID_CONFIG=configs['vid'],
+                  CKPT=ckpt, VID=video['root']),
+             str(scratch), forked)
+    runs = scratch / 'work_dirs' / 'pmk-demo'
+    online = json.loads((runs / 'online' / 'pmk.json').read_text())
+    assert sorted(online['map'], key=int) == [str(k) for k in range(11)]
+    assert online['counts']['anchors'] == 3
+    for name in ('pmk.md', 'pmk.png'):
+        assert osp.getsize(runs / 'online' / name) > 0
+    # offline, from the saved predictions: the same pm-k
+    offline = json.loads((runs / 'offline' / 'pmk.json').read_text())
+    assert offline['map'] == online['map']
+    own = json.loads((runs / 'own-sets' / 'pmk.json').read_text())
+    sets = json.loads((runs / 'sets.json').read_text())
+    assert own['counts']['anchors'] == len(sets) > 0
+
+
+def test_video(demo_checkpoint, tmp_path, forked):
+    # The table is the library's, in order.
+    assert [name for row in _table_rows('docs/video.md')
+            for name in re.findall(r'`(\w+)`', row.split('|')[1])
+            ] == list(CLIP_CORRUPTION_NAMES)
+    _, ckpt = demo_checkpoint
+    _, configs = _video_fixture(tmp_path, ('vid', 'vid-pmk'), num_videos=2,
+                                num_frames=6, size=(128, 96), k=2)
+    scratch = _scratch(tmp_path)
+    run_page('docs/video.md',
+             dict(CONFIG=configs['vid'], PMK_CONFIG=configs['vid-pmk'],
+                  CKPT=ckpt),
+             str(scratch), forked)
+    runs = scratch / 'work_dirs' / 'video-demo'
+    grid = load_results(str(runs / 'grid' / RESULTS_FILE))
+    assert sorted(grid['cells']) == ['fog', 'h264_crf', 'translation']
+    # camera motion in the grid: scored against the delivered boxes
+    assert grid['ground_truth'] == 'pipeline'
+    row = grid['video_summary']['coco/bbox_mAP']
+    assert {'P', 'mPC_video', 'rPC_video', 'gamma_a', 'gamma_r'} <= set(row)
+    md = (runs / 'grid' / 'robustness.md').read_text()
+    assert '## Video corruptions' in md
+    assert (runs / 'grid' / 'robustness_video_coco_bbox_mAP.png').exists()
+    # pm-k under H.264: test_pmk.py's, and a cell of test_robust.py's
+    pmk = json.loads((runs / 'pmk-h264_crf-5' / 'pmk.json').read_text())
+    cells = load_results(str(runs / 'pmk-grid' / RESULTS_FILE))['cells']
+    assert cells['h264_crf']['5']['pmk/mAP_k0'] == pytest.approx(
+        pmk['map']['0'], abs=5e-5)
+    frames = runs / 'frames' / 'translation' / '3'
+    coco = json.loads((frames / 'annotations.json').read_text())
+    assert len(coco['images']) == 12
+    assert all((frames / image['file_name']).exists()
+               for image in coco['images'])
+
+
+def test_distributed(demo_checkpoint, tmp_path, forked):
+    config, ckpt = demo_checkpoint
+    ran = run_page('docs/distributed.md', dict(CONFIG=config, CKPT=ckpt),
+                   str(tmp_path), forked)
+    assert len(ran) == 3
     runs = tmp_path / 'work_dirs' / 'dist-demo'
     one = _numbers(runs / 'one')
     assert len(one['cells']) == 2 and one['summary']
@@ -77,3 +401,59 @@ def test_distributed(demo_checkpoint, tmp_path):
     assert _files(runs / 'torchrun') == _files(runs / 'one')
     # one shard on 2 torchrun processes, the other on 2 slurm tasks
     assert _numbers(runs / 'shards') == one
+
+
+def test_benchmarks(demo_checkpoint, tmp_path, forked):
+    config, ckpt = demo_checkpoint
+    _, configs = _video_fixture(tmp_path, ('vid', ), num_videos=1,
+                                num_frames=9, size=(128, 96), k=3)
+    ran = run_page(
+        'docs/benchmarks.md',
+        dict(CONFIG=config, VIDEO_CONFIG=configs['vid'], CKPT=ckpt,
+             TEST_CKPT=ckpt, GRID='brightness', SIZE='32x48',
+             LARGE_SIZE='48x64', COCO_IMAGES=10, ANCHORS=10, ROIS=100,
+             STYLIZE_IMAGES=1, STYLIZE_REPEATS=1, CLIP_FRAMES=8,
+             VIDEO_FRAMES=1),
+        str(_scratch(tmp_path)), forked)
+    out = {re.search(r'bench_\w+', r.block).group(0): r.output for r in ran}
+    assert sorted(out) == sorted(
+        osp.basename(p)[:-3] for p in glob.glob(
+            osp.join(REPO, 'tools', 'benchmarks', 'bench_*.py'))), (
+        'every script under tools/benchmarks/ has its block')
+    assert '75 benchmark variants: reference' in out['bench_corruptions']
+    assert 'reported metrics identical: True' in out['bench_coco_eval']
+    # The reference backend on BGR arrays: mmdet's numbers, cell for cell.
+    assert 'deterministic cells with identical metrics: 5/5' in out[
+        'bench_test_robust_vs_mmdet']
+    assert 'outputs identical: True' in out['bench_roi_align']
+    assert 'same cells and summary: yes' in out['bench_dist']
+    assert '| cpu | 320x240 | 8 |' in out['bench_stylize']
+    assert 'peak RSS ratio' in out['bench_stylize']
+    assert 'pm-k mAP50 k=0..10' in out['bench_pmk']
+    assert '| translation | camera |' in out['bench_video']
+    assert '| h265_crf | 5 | 51 |' in out['bench_codec_psnr']
+    assert '| h265_crf |' in out['bench_video_share']
+
+
+def test_development(tmp_path, forked):
+    """The make targets are checked with ``make -n``; the other blocks
+    run."""
+    ran = run_page('docs/development.md', {}, str(tmp_path), forked,
+                   setup_block=None)
+    make = next(r.stdout for r in ran if 'make lint' in r.block)
+    for command in ('ruff check .', 'isort --check-only', 'isort .',
+                    'ruff check --fix', 'pytest -q -n 2 tests',
+                    'held_back_cpu.py -- .venv/bin/python -m pytest -q -n '
+                    '2 -m cpu_sensitive tests'):
+        assert command in make, command
+    # Held back a generation: AVX-512 to AVX2, AVX2 to SSE4.2 (DEFAULT).
+    held = next(r.stdout for r in ran if 'held_back_cpu' in r.block)
+    plain = subprocess.run(
+        [sys.executable, '-c', 'import torch; '
+         'print(torch.backends.cpu.get_cpu_capability())'],
+        capture_output=True, text=True, check=True).stdout
+    assert held.split()[-1] in ('AVX2', 'DEFAULT')
+    assert held.split()[-1] != plain.strip()
+    # The tests' small demo data, byte for byte.
+    assert sha256_tree(str(tmp_path / 'data' / 'demo-small')) == \
+        SMALL_DEMO_SHA256

@@ -3,9 +3,9 @@
 faster-coco-eval instead of pycocotools.
 
 Opt-in, not the default: its numbers are not bit-identical to
-pycocotools' (see :mod:`robustdet.evaluation.metrics._faster_coco` and the
-README). The metric values it reports (mmdet rounds them to 3 decimals)
-were identical to ``CocoMetric``'s in every case robustdet tests.
+pycocotools' (see :mod:`robustdet.evaluation.metrics._faster_coco` and
+docs/benchmark.md). The metric values it reports (mmdet rounds them to 3
+decimals) were identical to ``CocoMetric``'s in every case robustdet tests.
 """
 import functools
 import importlib.metadata

@@ -1,0 +1,30 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""``python SCRIPT ARGS`` in a process forked from the tools' forkserver
+(``tests/test_docs/pages.py``): what a fresh interpreter does that the
+fork would not, then the script as ``__main__``.
+
+torch read ``OMP_NUM_THREADS`` when the forkserver imported it; a fresh
+``python`` reads the command's own (the docs' blocks set 1, as torchrun
+does), so it is applied here. More threads than free cores make every
+convolution wait for the others (10x slower on a busy 2-core machine).
+
+``sys.executable`` is the ``python`` shim (``ROBUSTDET_DOCS_SHIM``), so
+that the script's own ``sys.executable SCRIPT.py`` children are forked
+too; its ``sys.executable -c`` and ``-m`` children still start the real
+interpreter.
+"""
+import os
+import os.path as osp
+import runpy
+import sys
+
+import torch
+
+if os.environ.get('OMP_NUM_THREADS'):
+    torch.set_num_threads(int(os.environ['OMP_NUM_THREADS']))
+if os.environ.get('ROBUSTDET_DOCS_SHIM'):
+    sys.executable = os.environ['ROBUSTDET_DOCS_SHIM']
+script = sys.argv[1]
+sys.argv = sys.argv[1:]
+sys.path[0] = osp.dirname(osp.abspath(script))
+runpy.run_path(script, run_name='__main__')
