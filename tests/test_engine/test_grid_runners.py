@@ -2,11 +2,19 @@
 """The two grid runners give the same numbers: passes of cells from one
 dataloader (PassRunner, mmengine's TestLoop) and the config's own test
 loop, one cell at a time (CellLoopRunner)."""
+import copy
+import warnings
+
+import pytest
 from mmengine.config import Config
 from mmengine.registry import LOOPS
 from mmengine.runner import TestLoop
 
 from robustdet.apis import RobustnessJob, load_results, run_robustness
+from robustdet.apis.robustness import prepare_results
+from robustdet.apis.testing import build_test_runner
+from robustdet.corruptions.grid import plan_passes
+from robustdet.engine import GridProgressHook
 
 CORRUPTIONS = ['gaussian_noise', 'fog']
 SEVERITIES = [0, 3]
@@ -34,9 +42,15 @@ def _run(config, ckpt, work_dir, cells_per_pass, loop=None):
     return results
 
 
-def test_custom_loop_equals_passes(demo_checkpoint, tmp_path):
+@pytest.fixture(scope='module')
+def passes(demo_checkpoint, tmp_path_factory):
+    """The grid, two cells per pass, through run_robustness."""
     config, ckpt = demo_checkpoint
-    passes = _run(config, ckpt, tmp_path / 'passes', 2)
+    return _run(config, ckpt, tmp_path_factory.mktemp('passes'), 2)
+
+
+def test_custom_loop_equals_passes(demo_checkpoint, passes, tmp_path):
+    config, ckpt = demo_checkpoint
     _CountingTestLoop.runs.clear()
     custom = _run(config, ckpt, tmp_path / 'custom', 1, '_CountingTestLoop')
     # One run of the config's loop per cell, each over the whole test set.
@@ -45,3 +59,29 @@ def test_custom_loop_equals_passes(demo_checkpoint, tmp_path):
         assert custom[key] == passes[key], key
     assert passes['clean']['coco/bbox_mAP'] > 0
     assert set(custom['seconds']) == {'clean', 'gaussian_noise/3', 'fog/3'}
+
+
+def test_former_pass_runner_call(demo_checkpoint, passes, tmp_path):
+    """robustdet.apis.passes.PassRunner, deprecated, still runs as it was
+    called before the engine existed (the caller registers the progress
+    hook and calls the run hooks) and records the numbers of
+    run_robustness."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        from robustdet.apis.passes import PassRunner
+    config, ckpt = demo_checkpoint
+    cfg = Config.fromfile(config)
+    job = RobustnessJob(config, ckpt, str(tmp_path / 'old'), CORRUPTIONS,
+                        severities=SEVERITIES, cells_per_pass=2)
+    results = prepare_results(job, cfg)
+    runner = build_test_runner(cfg, ckpt, job.work_dir)
+    progress = GridProgressHook(job.cells())
+    runner.register_hook(progress, priority='VERY_LOW')
+    runner.call_hook('before_run')
+    PassRunner(runner, job, copy.deepcopy(cfg.test_dataloader),
+               dict(cfg.test_cfg), cfg.test_evaluator, progress,
+               results).run(plan_passes(job.cells(), 2))
+    runner.call_hook('after_run')
+    for key in ('clean', 'cells', 'summary'):
+        assert results[key] == passes[key], key
+    assert load_results(job.results_file)['cells'] == passes['cells']

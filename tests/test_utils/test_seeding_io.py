@@ -4,14 +4,18 @@ import os
 import subprocess
 import sys
 
-from robustdet.utils import derive_seed
+from robustdet.utils import derive_seed, seeding
 from robustdet.utils.io import dump_json_atomic
 
 
 def test_derive_seed_stable_across_processes():
     parts = (0, 'val2017/000001.jpg', 'fog', 3)
     here = derive_seed(*parts)
-    code = ('from robustdet.utils import derive_seed;'
+    # The module alone (it imports only hashlib), not the package with
+    # torch and mmdet: the same file, in a process with another hash seed.
+    code = ('import runpy;'
+            f'derive_seed = runpy.run_path({seeding.__file__!r})'
+            "['derive_seed'];"
             f'print(derive_seed(*{parts!r}))')
     env = dict(os.environ, PYTHONHASHSEED='123')
     out = subprocess.run([sys.executable, '-c', code], env=env,
