@@ -4,18 +4,20 @@
 It is written first (atomically, after every cell); Markdown, CSV and
 plots are derived from it and can be regenerated from it alone.
 """
+import copy
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import os.path as osp
+import warnings
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES
-# grid_cells and shard_cells were defined here before the grid got its own
-# module: they stay importable from here.
-from ..corruptions.grid import (CLEAN, Cell, cell_key,  # noqa: F401
-                                grid_cells, shard_cells)
+from mmengine.logging import print_log
+
+from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, grid
+from ..corruptions.grid import CLEAN, Cell, cell_key
 from ..evaluation import (grid_coverage, robustness_summary, video_coverage,
                           video_summary)
 from ..evaluation.functional.video_robustness import CLIP_NAMES
@@ -352,7 +354,14 @@ def merge_results(parts: Iterable[Dict[str, Any]],
     """
     merged: Optional[Dict[str, Any]] = None
     for part, name in zip(parts, names):
-        drop_stale_codec_cells(part)
+        part = copy.deepcopy(part)
+        dropped = drop_stale_codec_cells(part)
+        if dropped:
+            print_log(
+                f'{name}: left out {len(dropped)} h264_crf / h265_crf cells '
+                'computed with the former (low-latency) encoder settings; '
+                'rerun that shard to compute them', logger='current',
+                level=logging.WARNING)
         if merged is None:
             identity = {k: _identity_value(part, k) for k in IDENTITY_KEYS}
             merged = new_results(identity,
@@ -412,3 +421,15 @@ def merge_shards(work_dir: str) -> Dict[str, Any]:
         merged = merge_results([load_results(f) for f in files], files)
         save_results(merged, osp.join(work_dir, RESULTS_FILE))
     return merged
+
+
+def __getattr__(name: str) -> Any:
+    # grid_cells and shard_cells were defined here before the grid got its
+    # own module; the old path works for one release.
+    if name in ('grid_cells', 'shard_cells'):
+        warnings.warn(
+            f'robustdet.apis.results.{name} is deprecated; use '
+            f'robustdet.corruptions.grid.{name}', DeprecationWarning,
+            stacklevel=2)
+        return getattr(grid, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

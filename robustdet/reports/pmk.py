@@ -7,10 +7,9 @@ Shared by ``tools/eval_pmk.py`` (offline, from a results file) and
 mmdet's ``tools/test.py``)."""
 import io
 import os.path as osp
+import warnings
 
-# pmk_report computes the report; it lived here before it moved to
-# evaluation/, and stays importable from here.
-from ..evaluation.functional.pmk_report import pmk_report  # noqa: F401
+from ..evaluation.functional.pmk_report import pmk_report as _pmk_report
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 
 
@@ -132,3 +131,15 @@ def plot_report(report):
     fig.savefig(buf, format='png', dpi=100)
     plt.close(fig)
     return buf.getvalue()
+
+
+def __getattr__(name: str):
+    # pmk_report computed the report here before it moved to evaluation/;
+    # the old path works for one release.
+    if name == 'pmk_report':
+        warnings.warn(
+            'robustdet.reports.pmk.pmk_report is deprecated; use '
+            'robustdet.evaluation.functional.pmk_report.pmk_report',
+            DeprecationWarning, stacklevel=2)
+        return _pmk_report
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

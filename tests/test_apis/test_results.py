@@ -4,10 +4,10 @@ import json
 import pytest
 
 from robustdet.apis.results import (FORMAT, _ordered, check_same_run,
-                                    grid_cells, load_results, merge_results,
-                                    new_results, parse_shard, record_cell,
-                                    refresh_summary, shard_cells)
+                                    load_results, merge_results, new_results,
+                                    parse_shard, record_cell, refresh_summary)
 from robustdet.corruptions import BENCHMARK_CORRUPTIONS
+from robustdet.corruptions.grid import grid_cells, shard_cells
 from robustdet.utils import RobustDetError
 
 IDENTITY = dict(
@@ -252,3 +252,18 @@ def test_crf_cells_of_the_former_codec_settings_are_computed_again():
     merged = merge_results([old, json.loads(json.dumps(results))],
                            ['a', 'b'])
     assert set(merged['cells']) == set(results['cells'])
+
+
+@pytest.mark.parametrize('module, name, new', [
+    ('robustdet.apis.results', 'grid_cells', 'robustdet.corruptions.grid'),
+    ('robustdet.apis.results', 'shard_cells', 'robustdet.corruptions.grid'),
+    ('robustdet.reports.pmk', 'pmk_report',
+     'robustdet.evaluation.functional.pmk_report'),
+])
+def test_moved_names_still_answer(module, name, new):
+    """Names that moved keep their old module for one release, with a
+    DeprecationWarning naming the new one."""
+    import importlib
+    with pytest.warns(DeprecationWarning, match=new):
+        old = getattr(importlib.import_module(module), name)
+    assert old is getattr(importlib.import_module(new), name)

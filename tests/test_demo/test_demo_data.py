@@ -324,3 +324,14 @@ def test_small_demo_data_is_the_committed_checkpoints(demo_dir):
     score of `demo_checkpoint` is of other images."""
     from tests.conftest import SMALL_DEMO_SHA256, sha256_tree
     assert sha256_tree(demo_dir) == SMALL_DEMO_SHA256
+
+
+@pytest.mark.parametrize('script', ['demo.py', 'make_demo_data.py'])
+def test_former_tool_paths_still_run(script):
+    """tools/demo.py and tools/make_demo_data.py moved to demo/; the old
+    paths run the new scripts for one release, saying so."""
+    proc = run_tool(osp.join(REPO_ROOT, 'tools', script), '--help',
+                    cwd=REPO_ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f'tools/{script} is deprecated: run demo/{script}' in proc.stderr
+    assert proc.stdout.startswith(f'usage: {script}')

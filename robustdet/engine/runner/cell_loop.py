@@ -22,7 +22,15 @@ class CellLoopRunner(BaseGridRunner):
     When the model's data preprocessor corrupts (backend ``'torch'``), it
     is set to the cell first.
 
-    Args: see :class:`BaseGridRunner`.
+    Args:
+        runner (Runner): The runner (model loaded).
+        job (RobustnessJob): The job (seed, backend, channel order, clip
+            settings, ground truth).
+        dl_cfg (dict): The test dataloader config of the clean cell.
+        test_cfg (dict): The test loop config; its ``type`` is the loop.
+        evaluator_cfg (dict | list): The test evaluator config.
+        record (Callable[[list[CellResult]], None]): Takes each finished
+            cell.
     """
 
     def run_passes(self, passes: List[List[Cell]]) -> None:

@@ -69,7 +69,6 @@ def metrics_ignore_order(evaluator_cfg: Any) -> bool:
     return True
 
 
-
 class PassRunner(BaseGridRunner):
     """Evaluate passes of cells from one dataloader; record every cell.
 

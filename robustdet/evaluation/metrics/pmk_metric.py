@@ -159,15 +159,15 @@ class PMKMetric(BaseMetric):
 
     def compute_metrics(self, results: List[dict]) -> Dict[str, float]:
         """pm-k mAP, localization mAP and accuracy per k."""
-        # Deferred: the reports (Markdown, plot: matplotlib) derive from
-        # the JSON this metric computes, and only when out_dir is set.
-        from ...reports.pmk import write_pmk_reports
         data = self.pmk_data(results)
         labels = {r['frame_key']: list(r['frame_labels']) for r in results}
         report = pmk_report(
             data, ks=self.ks, judge=self.judge, labels=labels,
             vid_iou=self.vid_iou)
         if self.out_dir:
+            # Deferred: reports/ stands above evaluation/ (it imports it);
+            # only writing the files reaches up to it.
+            from ...reports.pmk import write_pmk_reports
             paths = write_pmk_reports(report, self.out_dir)
             print_log(f'pm-k report: {paths[0]}', logger='current')
         metrics = {}
