@@ -391,6 +391,58 @@ def _x265(**extra) -> Dict[str, str]:
     return opts
 
 
+def plain_encode(frames: np.ndarray,
+                 codec: str,
+                 crf: int,
+                 options: Optional[Dict[str, str]] = None
+                 ) -> Tuple[np.ndarray, List[int]]:
+    """A plain PyAV encode at CRF ``crf`` and its decode: what
+    :func:`h264_crf` and :func:`h265_crf` are held to
+    (``tools/benchmarks/bench_codec_psnr.py``, ``tests/test_video``).
+
+    The encoder's and PyAV's defaults (threads included) unless
+    ``options`` replace them; the packets are decoded as the encoder gave
+    them (with its dts).
+
+    Args:
+        frames (np.ndarray): (T, H, W, 3) uint8 RGB, even H and W.
+        codec (str): ``'libx264'`` or ``'libx265'``.
+        crf (int): The CRF.
+        options (dict, optional): Encoder options instead of
+            ``{'crf': crf}`` (x265 also gets ``log-level=error``, which
+            only silences it).
+
+    Returns:
+        tuple: The decoded (T, H, W, 3) clip, in display order, and the
+        packets' pts in decode order.
+    """
+    av = _av()
+    t, h, w, _ = frames.shape
+    enc = av.CodecContext.create(codec, 'w')
+    enc.width, enc.height = w, h
+    enc.pix_fmt = 'yuv420p'
+    enc.time_base = Fraction(1, FPS)
+    enc.framerate = Fraction(FPS, 1)
+    if options is None:
+        options = {'crf': str(crf)}
+        if codec == 'libx265':
+            options['x265-params'] = 'log-level=error'
+    enc.options = options
+    packets = []
+    for i, img in enumerate(frames):
+        frame = av.VideoFrame.from_ndarray(img, format='rgb24')
+        frame = frame.reformat(format='yuv420p')
+        frame.pts = i
+        packets += enc.encode(frame)
+    packets += enc.encode(None)
+    dec = av.CodecContext.create(_DECODERS[codec], 'r')
+    out = [None] * t
+    for pkt in packets + [None]:
+        for frame in dec.decode(pkt):
+            out[frame.pts] = frame.to_ndarray(format='rgb24')
+    return np.stack(out), [int(p.pts) for p in packets]
+
+
 def h264_crf(frames: np.ndarray, param: int, seed: int) -> ClipResult:
     """H.264 (libx264) at constant rate factor ``param``.
 

@@ -1,6 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 import ctypes
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -128,47 +127,11 @@ def photo_clip(t=8, h=64, w=96):
 
 
 PHOTO = photo_clip()
-# corruption: (encoder, decoder, its options but the CRF)
+# corruption: (encoder, its options but the CRF)
 CRF = {
-    'h264_crf': ('libx264', 'h264', codecs._x264_crf),
-    'h265_crf': ('libx265', 'hevc', codecs._x265_crf),
+    'h264_crf': ('libx264', codecs._x264_crf),
+    'h265_crf': ('libx265', codecs._x265_crf),
 }
-
-
-def plain_encode(clip, encoder, decoder, crf, options=None):
-    """Encode ``clip`` with PyAV directly, at CRF ``crf`` with the
-    encoder's defaults (PyAV's threads) unless ``options`` say otherwise,
-    and decode the packets as they are (with the encoder's dts).
-
-    Returns:
-        tuple: The decoded (T, H, W, 3) clip and the packets' pts in
-        decode order.
-    """
-    import av
-    t, h, w, _ = clip.shape
-    enc = av.CodecContext.create(encoder, 'w')
-    enc.width, enc.height = w, h
-    enc.pix_fmt = 'yuv420p'
-    enc.time_base = Fraction(1, codecs.FPS)
-    enc.framerate = Fraction(codecs.FPS, 1)
-    # log-level only silences x265.
-    enc.options = options or {
-        'crf': str(crf),
-        **({'x265-params': 'log-level=error'} if encoder == 'libx265' else {})
-    }
-    packets = []
-    for i, img in enumerate(clip):
-        frame = av.VideoFrame.from_ndarray(img, format='rgb24')
-        frame = frame.reformat(format='yuv420p')
-        frame.pts = i
-        packets += enc.encode(frame)
-    packets += enc.encode(None)
-    dec = av.CodecContext.create(decoder, 'r')
-    out = [None] * t
-    for pkt in packets + [None]:
-        for frame in dec.decode(pkt):
-            out[frame.pts] = frame.to_ndarray(format='rgb24')
-    return np.stack(out), [int(p.pts) for p in packets]
 
 
 @pytest.mark.parametrize('name', sorted(CRF))
@@ -179,9 +142,9 @@ def test_crf_matches_plain_encode(name, severity):
     # no B-frames, no lookahead; x265 without WPP) gave +1.97 dB (h264,
     # severities 1 and 5) and -1.30 dB (h265, severity 5) on this clip.
     c = by_name(name)
-    encoder, decoder, _ = CRF[name]
+    encoder, _ = CRF[name]
     crf = c.params[severity - 1]
-    plain, _ = plain_encode(PHOTO, encoder, decoder, crf)
+    plain, _ = codecs.plain_encode(PHOTO, encoder, crf)
     ours = c.fn(PHOTO, crf, 0).frames
     assert abs(psnr(ours, PHOTO) - psnr(plain, PHOTO)) <= 0.5, (
         name, crf, psnr(ours, PHOTO), psnr(plain, PHOTO))
@@ -194,9 +157,9 @@ def test_crf_is_plain_encode_in_display_order(name):
     # differs, and decoding with B-frames (decode order is not display
     # order) maps every picture back to its frame.
     c = by_name(name)
-    encoder, decoder, options = CRF[name]
+    encoder, options = CRF[name]
     crf = c.params[0]  # at CRF 51 neighbouring frames blur into each other
-    plain, pts = plain_encode(PHOTO, encoder, decoder, crf, options(crf))
+    plain, pts = codecs.plain_encode(PHOTO, encoder, crf, options(crf))
     assert pts != sorted(pts), pts  # B-frames
     res = c.fn(PHOTO, crf, 0)
     np.testing.assert_array_equal(res.frames, plain)
@@ -220,7 +183,7 @@ def test_crf_same_output_on_dirty_memory(name):
         pytest.skip('needs glibc mallopt')
     m_perturb = -6
     c = by_name(name)
-    encoder, _, options = CRF[name]
+    encoder, options = CRF[name]
     for crf in c.params:
         first = codecs.encode(PHOTO, encoder, options(crf), gop=None,
                               max_b_frames=None)
