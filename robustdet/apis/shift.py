@@ -28,7 +28,7 @@ from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file
 from ..version import __version__
 from .results import config_fingerprint, read_results_file
-from .robustness import unwrap_corrupted
+from .test_cfgs import unwrap_corrupted
 from .testing import build_test_runner
 
 FORMAT = 'robustdet-shift/1'

@@ -8,7 +8,7 @@ import re
 import pytest
 from mmengine.config import Config
 
-from robustdet.apis.robustness import unwrap_corrupted
+from robustdet.apis.test_cfgs import unwrap_corrupted
 from tests.conftest import REPO
 
 # The leaf configs (configs/<folder>/*.py, not the _base_ parts) and the -C

@@ -81,9 +81,9 @@ def main():
     from mmdet.registry import DATASETS
     from mmengine.config import Config
 
-    from robustdet.apis.robustness import (is_video_corruption,
-                                           resolve_grid_corruptions)
+    from robustdet.apis.robustness import resolve_grid_corruptions
     from robustdet.utils import register_all_modules
+    from robustdet.video.table import is_video_corruption
     register_all_modules()
     cfg = Config.fromfile(args.config)
     model = build_model(cfg, args.checkpoint)
