@@ -53,9 +53,11 @@ def test_results_and_reports(single_run):
     for per_sev in results['cells'].values():
         assert list(per_sev) == ['1', '3']
     clean = results['clean']['coco/bbox_mAP']
-    # A floor that keeps the checks below from being vacuous: the committed
-    # weights measure 0.448 with AVX2 and with SSE4.2 kernels (here).
-    assert clean > 0.2, 'the overfitted detector must score on clean data'
+    # The committed weights measure 0.448 with AVX-512, AVX2 and SSE4.2
+    # kernels (AMD EPYC Zen 3 and Zen 5; this test is cpu_sensitive, so
+    # make test runs it held back a generation too): the benchmark, given
+    # one checkpoint, does not depend on the CPU (README).
+    assert clean == 0.448
     noisy = [results['cells'][n]['3']['coco/bbox_mAP']
              for n in results['cells']]
     assert min(noisy) < clean
