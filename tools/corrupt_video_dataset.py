@@ -41,8 +41,8 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     from robustdet.apis.corrupt_video import write_corrupted_videos
+    from robustdet.apis.job_configs import unwrap_corrupted
     from robustdet.apis.robustness import resolve_grid_corruptions
-    from robustdet.apis.test_cfgs import unwrap_corrupted
     from robustdet.datasets.video_clips import check_clip_settings
     from robustdet.utils import register_all_modules
     from robustdet.video.table import is_video_corruption

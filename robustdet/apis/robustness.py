@@ -55,11 +55,11 @@ from ..utils.io import sha256_file
 from ..video.table import (CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS,
                            is_video_corruption, moves_boxes)
 from .bad_images import find_bad_images
+from .job_configs import (device_corruption_cfgs, pipeline_ground_truth_cfg,
+                          unwrap_corrupted)
 from .results import (DEFAULT_VIDEO_CLIPS, check_same_run, config_fingerprint,
                       drop_stale_codec_cells, has_cell, load_results,
                       new_results, record_cell, results_path, save_results)
-from .test_cfgs import (device_corruption_cfgs, pipeline_ground_truth_cfg,
-                        unwrap_corrupted)
 from .testing import build_test_runner
 
 

@@ -27,8 +27,8 @@ from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file
 from ..version import __version__
+from .job_configs import unwrap_corrupted
 from .results import config_fingerprint, read_results_file
-from .test_cfgs import unwrap_corrupted
 from .testing import build_test_runner
 
 FORMAT = 'robustdet-shift/1'

@@ -4,8 +4,8 @@ checks and the config scored against the delivered ground truth."""
 import pytest
 from mmengine.config import Config
 
+from robustdet.apis.job_configs import pipeline_ground_truth_cfg
 from robustdet.apis.robustness import RobustnessJob, resolve_grid_corruptions
-from robustdet.apis.test_cfgs import pipeline_ground_truth_cfg
 from robustdet.corruptions import BENCHMARK_CORRUPTIONS
 from robustdet.utils.errors import RobustDetError
 from robustdet.video import CLIP_CORRUPTION_NAMES

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from robustdet.apis.test_cfgs import unwrap_corrupted
+from robustdet.apis.job_configs import unwrap_corrupted
 from tests.conftest import REPO
 from tests.test_configs import load_config
 
