@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import os.path as osp
-import warnings
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from mmengine.logging import print_log
@@ -21,6 +20,7 @@ from ..corruptions.grid import CLEAN, Cell, cell_key
 from ..evaluation import (grid_coverage, robustness_summary, video_coverage,
                           video_summary)
 from ..evaluation.functional.video_robustness import CLIP_NAMES
+from ..utils.deprecation import moved_names
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic
 from ..version import __version__
@@ -206,14 +206,17 @@ def check_same_run(existing: Dict[str, Any], identity: Dict[str, Any],
             f'{hint}')
 
 
-def drop_stale_codec_cells(results: Dict[str, Any]) -> List[str]:
+def drop_stale_codec_cells(results: Dict[str, Any], path: str,
+                           then: str) -> List[str]:
     """Remove the h264_crf / h265_crf cells of results written before
-    their settings changed (no ``clip_codecs`` key), so that a resumed run
-    computes them again instead of mixing two definitions; then mark the
-    results as current.
+    their settings changed (no ``clip_codecs`` key), so that they are not
+    mixed with cells of the current definition, say so in the log, and
+    mark the results as current.
 
     Args:
         results (dict): Results read from a file (modified).
+        path (str): The file, for the warning.
+        then (str): What becomes of the removed cells, for the warning.
 
     Returns:
         list[str]: The cell keys removed.
@@ -230,6 +233,11 @@ def drop_stale_codec_cells(results: Dict[str, Any]) -> List[str]:
         ]
         results['clip_codecs'] = CLIP_CODECS
         refresh_summary(results)
+    if dropped:
+        print_log(
+            f'{path}: {len(dropped)} h264_crf / h265_crf cells were '
+            'computed with the former (low-latency) encoder settings; '
+            f'{then}', logger='current', level=logging.WARNING)
     return dropped
 
 
@@ -355,13 +363,8 @@ def merge_results(parts: Iterable[Dict[str, Any]],
     merged: Optional[Dict[str, Any]] = None
     for part, name in zip(parts, names):
         part = copy.deepcopy(part)
-        dropped = drop_stale_codec_cells(part)
-        if dropped:
-            print_log(
-                f'{name}: left out {len(dropped)} h264_crf / h265_crf cells '
-                'computed with the former (low-latency) encoder settings; '
-                'rerun that shard to compute them', logger='current',
-                level=logging.WARNING)
+        drop_stale_codec_cells(part, name,
+                               'left out; rerun that shard to compute them')
         if merged is None:
             identity = {k: _identity_value(part, k) for k in IDENTITY_KEYS}
             merged = new_results(identity,
@@ -423,13 +426,11 @@ def merge_shards(work_dir: str) -> Dict[str, Any]:
     return merged
 
 
-def __getattr__(name: str) -> Any:
-    # grid_cells and shard_cells were defined here before the grid got its
-    # own module; the old path works for one release.
-    if name in ('grid_cells', 'shard_cells'):
-        warnings.warn(
-            f'robustdet.apis.results.{name} is deprecated; use '
-            f'robustdet.corruptions.grid.{name}', DeprecationWarning,
-            stacklevel=2)
-        return getattr(grid, name)
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+# grid_cells and shard_cells were defined here before the grid got its own
+# module; the old path works for one release.
+__getattr__ = moved_names(
+    __name__, {
+        name: (f'robustdet.corruptions.grid.{name}',
+               lambda name=name: getattr(grid, name))
+        for name in ('grid_cells', 'shard_cells')
+    })

@@ -28,7 +28,6 @@ and normalises each batch (:func:`device_corruption_cfgs`).
 import copy
 import logging
 import os.path as osp
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -49,6 +48,7 @@ from ..datasets.video_clips import check_clip_settings
 from ..engine import (CellLoopRunner, CellResult, PassRunner,
                       cell_dataloader_cfg)
 from ..utils.checkpoint import load_checkpoint_file
+from ..utils.deprecation import moved_names
 from ..utils.dist import check_same_job, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
@@ -254,13 +254,8 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     check_same_run(
         existing, identity, job.results_file,
         'pass --overwrite to discard them, or use another --work-dir')
-    dropped = drop_stale_codec_cells(existing)
-    if dropped:
-        print_log(
-            f'{job.results_file}: {len(dropped)} h264_crf / h265_crf cells '
-            'were computed with the former (low-latency) encoder settings; '
-            'they are computed again', logger='current',
-            level=logging.WARNING)
+    drop_stale_codec_cells(existing, job.results_file,
+                           'they are computed again')
     return existing
 
 
@@ -414,13 +409,9 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     return results
 
 
-def __getattr__(name: str) -> Any:
-    # Moved to the engine, which builds each cell's dataloader; the old
-    # name works for one release.
-    if name == 'corrupted_dataloader_cfg':
-        warnings.warn(
-            'robustdet.apis.robustness.corrupted_dataloader_cfg is '
-            'deprecated; use robustdet.engine.cell_dataloader_cfg',
-            DeprecationWarning, stacklevel=2)
-        return cell_dataloader_cfg
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+# Moved to the engine, which builds each cell's dataloader; the old name
+# works for one release.
+__getattr__ = moved_names(
+    __name__,
+    dict(corrupted_dataloader_cfg=('robustdet.engine.cell_dataloader_cfg',
+                                   lambda: cell_dataloader_cfg)))

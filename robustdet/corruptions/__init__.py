@@ -1,4 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+from ..utils.deprecation import moved_names
 from .api import BACKENDS, CPU_DEPENDENT, DEFAULT_BACKEND, corrupt
 from .table import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS, CHANNEL_ORDERS,
                     CLEAN_SEVERITY, CORRUPTION_NAMES, CORRUPTIONS,
@@ -17,13 +18,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    # OPENCV_DEPENDENT became CPU_DEPENDENT when numpy joined OpenCV as a
-    # cause; the old name works for one release.
-    if name == 'OPENCV_DEPENDENT':
-        import warnings
-        warnings.warn(
-            'robustdet.corruptions.OPENCV_DEPENDENT is deprecated; use '
-            'CPU_DEPENDENT', DeprecationWarning, stacklevel=2)
-        return CPU_DEPENDENT
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+# OPENCV_DEPENDENT became CPU_DEPENDENT when numpy joined OpenCV as a
+# cause; the old name works for one release.
+__getattr__ = moved_names(
+    __name__, dict(OPENCV_DEPENDENT=('CPU_DEPENDENT', lambda: CPU_DEPENDENT)))

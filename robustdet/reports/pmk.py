@@ -7,9 +7,9 @@ Shared by ``tools/eval_pmk.py`` (offline, from a results file) and
 mmdet's ``tools/test.py``)."""
 import io
 import os.path as osp
-import warnings
 
 from ..evaluation.functional.pmk_report import pmk_report as _pmk_report
+from ..utils.deprecation import moved_names
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 
 
@@ -133,13 +133,9 @@ def plot_report(report):
     return buf.getvalue()
 
 
-def __getattr__(name: str):
-    # pmk_report computed the report here before it moved to evaluation/;
-    # the old path works for one release.
-    if name == 'pmk_report':
-        warnings.warn(
-            'robustdet.reports.pmk.pmk_report is deprecated; use '
-            'robustdet.evaluation.functional.pmk_report.pmk_report',
-            DeprecationWarning, stacklevel=2)
-        return _pmk_report
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+# pmk_report computed the report here before it moved to evaluation/; the
+# old path works for one release.
+__getattr__ = moved_names(
+    __name__,
+    dict(pmk_report=('robustdet.evaluation.functional.pmk_report.pmk_report',
+                     lambda: _pmk_report)))

@@ -240,10 +240,12 @@ def test_crf_cells_of_the_former_codec_settings_are_computed_again():
                  ('h264_abr', 1)]:
         record_cell(results, cell, {'coco/bbox_mAP': 0.5}, 1.0)
     current = json.loads(json.dumps(results))
-    assert drop_stale_codec_cells(current) == [] and current == results
+    assert drop_stale_codec_cells(current, 'f', '') == []
+    assert current == results
     old = json.loads(json.dumps(results))
     del old['clip_codecs']
-    assert drop_stale_codec_cells(old) == ['h264_crf/1', 'h265_crf/5']
+    assert drop_stale_codec_cells(old, 'f', '') == ['h264_crf/1',
+                                                 'h265_crf/5']
     assert set(old['cells']) == {'fog', 'h264_abr'}
     assert set(old['seconds']) == {'clean', 'fog/1', 'h264_abr/1'}
     assert old['clip_codecs'] == 2
