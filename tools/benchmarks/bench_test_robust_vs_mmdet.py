@@ -26,7 +26,6 @@ that is not None (it sets ``init_cfg.type``; passed with
 import argparse
 import os
 import os.path as osp
-import pickle
 import subprocess
 import sys
 import tempfile
@@ -75,6 +74,7 @@ def main():
 
     from robustdet.apis import load_results
     from robustdet.corruptions import CORRUPTIONS_BY_NAME, resolve_corruptions
+    from robustdet.utils.safe_pickle import load_pickle
     names = resolve_corruptions(args.corruptions)
     work = args.work_dir or tempfile.mkdtemp(prefix='bench_robust_')
     mim = osp.join(osp.dirname(mmdet.__file__), '.mim')
@@ -96,8 +96,7 @@ def main():
     pkl = osp.splitext(mmdet_out)[0] + '_results.pkl'
     theirs = {}
     if osp.exists(pkl):
-        with open(pkl, 'rb') as f:
-            theirs = pickle.load(f)
+        theirs = load_pickle(pkl)
     done = sum(
         1 for n in names for s in args.severities
         if s > 0 and s in theirs.get(n, {}))
