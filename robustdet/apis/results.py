@@ -17,8 +17,8 @@ from mmengine.logging import print_log
 
 from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, grid
 from ..corruptions.grid import CLEAN, Cell, cell_key
-from ..evaluation import (grid_coverage, robustness_summary, video_coverage,
-                          video_summary)
+from ..evaluation import (class_mean_rpc, grid_coverage, robustness_summary,
+                          video_coverage, video_summary)
 from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.deprecation import moved_names
 from ..utils.errors import RobustDetError
@@ -279,12 +279,13 @@ def record_cell(results: Dict[str, Any],
         results['clean'] = metrics
     else:
         results['cells'].setdefault(name, {})[str(severity)] = metrics
-        results['cells'] = _ordered(results['cells'])
+        results['cells'] = ordered_cells(results['cells'])
     results['seconds'][cell_key(cell)] = round(float(seconds), 3)
     refresh_summary(results)
 
 
-def _ordered(cells: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+def ordered_cells(
+        cells: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """Corruptions in a stable order, severities ascending: image
     corruptions in table order, then clip corruptions in the order of
     :data:`robustdet.video.table.CLIP_CORRUPTIONS`, then any other name
@@ -339,6 +340,12 @@ def refresh_summary(results: Dict[str, Any]) -> None:
     clean = results.get('clean') or {}
     results['coverage'] = grid_coverage(results['cells'])
     results['summary'] = robustness_summary(clean, results['cells'])
+    per_class = results.get('per_class')
+    if per_class:
+        rpc = class_mean_rpc(per_class['clean'], per_class['cells'])
+        for metric in per_class['metrics']:
+            if metric in results['summary']:
+                results['summary'][metric]['rPC_class_mean'] = rpc
     video = video_coverage(results['cells'])
     results['video_coverage'] = video if video['video'][0] else None
     results['video_summary'] = video_summary(clean, results['cells'])
@@ -383,7 +390,7 @@ def merge_results(parts: Iterable[Dict[str, Any]],
             merged[key] = sorted(set(merged[key]) | set(part.get(key, [])))
     if merged is None:
         raise RobustDetError('no results to merge')
-    merged['cells'] = _ordered(merged['cells'])
+    merged['cells'] = ordered_cells(merged['cells'])
     refresh_summary(merged)
     return merged
 

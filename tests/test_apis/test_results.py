@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from robustdet.apis.results import (FORMAT, _ordered, check_same_run,
-                                    load_results, merge_results, new_results,
+from robustdet.apis.results import (FORMAT, check_same_run, load_results,
+                                    merge_results, new_results, ordered_cells,
                                     parse_shard, record_cell, refresh_summary)
 from robustdet.corruptions import BENCHMARK_CORRUPTIONS
 from robustdet.corruptions.grid import grid_cells, shard_cells
@@ -150,7 +150,7 @@ def test_zero_local_predictions_with_metrics_is_not_empty():
 
 
 def test_video_cells_are_kept_in_table_order():
-    """Clip corruptions share the grid: _ordered keeps them after the
+    """Clip corruptions share the grid: ordered_cells keeps them after the
     image corruptions, in CLIP_CORRUPTIONS order (it used to drop every
     name outside the image table)."""
     results = new_results(IDENTITY)
@@ -169,7 +169,7 @@ def test_video_cells_are_kept_in_table_order():
     assert row['gamma_a']['temporal'] == pytest.approx(0.85, rel=1e-12)
     assert row['gamma_a']['spatial'] == pytest.approx(0.9, rel=1e-12)
     # Unknown names are kept too, last.
-    assert list(_ordered({'zz': {}, 'rain': {}, 'fog': {}})) == [
+    assert list(ordered_cells({'zz': {}, 'rain': {}, 'fog': {}})) == [
         'fog', 'rain', 'zz'
     ]
 

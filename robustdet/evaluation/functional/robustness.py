@@ -10,13 +10,14 @@ Negative values are "undefined" in mmdet / pycocotools (e.g. -1 for
 ``bbox_mAP_l`` when no object is large) and are left out like missing
 cells.
 """
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from ...corruptions import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS,
                             CORRUPTIONS_BY_NAME, HOLDOUT_CORRUPTIONS,
                             SEVERITIES)
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
+ClassCells = Mapping[str, Mapping[str, Sequence[float]]]
 
 
 def _mean(values: List[float]) -> Optional[float]:
@@ -116,3 +117,35 @@ def robustness_summary(clean: Mapping[str, float],
             _collect(cells, HOLDOUT_CORRUPTIONS, metric))
         summary[metric] = row
     return summary
+
+
+def class_mean_rpc(clean: Sequence[float],
+                   cells: ClassCells) -> Optional[float]:
+    """rPC as mmdet's ``robustness_eval`` computes it for PASCAL VOC: the
+    mean over classes of ``mPC_c / P_c``.
+
+    Michaelis et al. 2019 (and :func:`robustness_summary`) divide the
+    means instead: ``mean_c(mPC_c) / mean_c(P_c)``. Classes with
+    ``P_c = 0`` have no ratio and are left out (mmdet's mean becomes NaN
+    there).
+
+    Args:
+        clean (Sequence[float]): Clean AP50 per class.
+        cells (Mapping): ``{corruption: {'1': [AP50 per class], ...}}``;
+            the benchmark cells present are averaged, as for mPC.
+
+    Returns:
+        float or None: The mean of per-class ratios; None without clean
+        values or benchmark cells.
+    """
+    present = [
+        cells[n][str(s)] for n in BENCHMARK_CORRUPTIONS for s in SEVERITIES
+        if str(s) in cells.get(n, {})
+    ]
+    if not clean or not present:
+        return None
+    ratios = [
+        _mean([cell[c] for cell in present]) / p
+        for c, p in enumerate(clean) if p > 0
+    ]
+    return _mean(ratios)
