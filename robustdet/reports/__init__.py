@@ -1,10 +1,10 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-from .robustness import (compare_markdown, csv_report, main_metrics,
-                         markdown_report, metric_keys, plot_metric,
-                         summary_csv, summary_text, write_reports)
+from .robustness import (compact_cells, compare_markdown, csv_report,
+                         main_metrics, markdown_report, metric_keys,
+                         plot_metric, summary_csv, summary_text, write_reports)
 
 __all__ = [
-    'compare_markdown', 'csv_report', 'main_metrics', 'markdown_report',
-    'metric_keys', 'plot_metric', 'summary_csv', 'summary_text',
-    'write_reports'
+    'compact_cells', 'compare_markdown', 'csv_report', 'main_metrics',
+    'markdown_report', 'metric_keys', 'plot_metric', 'summary_csv',
+    'summary_text', 'write_reports'
 ]

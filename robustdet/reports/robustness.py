@@ -52,6 +52,46 @@ def main_metrics(results: Dict[str, Any]) -> List[str]:
     return main or keys
 
 
+def compact_cells(keys: Sequence[str]) -> str:
+    """Cell keys ``'name/severity'`` in few words: consecutive severities
+    of a corruption as a range, e.g. ``fog/1-5, snow/3, frost/1-2,4``.
+
+    Args:
+        keys (Sequence[str]): Cell keys.
+
+    Returns:
+        str: The compact list, corruptions in table order.
+    """
+    severities: Dict[str, List[int]] = {}
+    for key in keys:
+        name, _, sev = key.rpartition('/')
+        severities.setdefault(name, []).append(int(sev))
+    order = {n: i for i, n in enumerate(CORRUPTION_NAMES)}
+    parts = []
+    for name in sorted(severities,
+                       key=lambda n: (order.get(n, len(order)), n)):
+        sevs = sorted(set(severities[name]))
+        spans = []
+        start = prev = sevs[0]
+        for sev in sevs[1:] + [None]:
+            if sev is not None and sev == prev + 1:
+                prev = sev
+                continue
+            spans.append(str(start) if start == prev else f'{start}-{prev}')
+            if sev is not None:
+                start = prev = sev
+        parts.append(f'{name}/{",".join(spans)}')
+    return ', '.join(parts)
+
+
+def _run_name(results: Dict[str, Any]) -> str:
+    """A run's name: its ``name`` entry (imported runs) or its config's
+    file name."""
+    if results.get('name'):
+        return results['name']
+    return osp.splitext(osp.basename(str(results.get('config'))))[0]
+
+
 def _pts(value: Optional[float]) -> str:
     """A metric in [0, 1] as points with one decimal."""
     return '–' if value is None or value < 0 else f'{100 * value:.1f}'
@@ -120,10 +160,20 @@ def markdown_report(results: Dict[str, Any],
     out = io.StringIO()
     w = out.write
     w(f'# {title}\n\n')
-    w(f'- config: `{results.get("config")}`\n')
-    w(f'- checkpoint: `{results.get("checkpoint")}`\n')
-    w(f'- seed {results["seed"]}, backend `{results["backend"]}`, channel '
-      f'order `{results["channel_order"]}`\n')
+    imported = results.get('imported')
+    if imported:
+        for source in imported['files']:
+            w(f'- imported from `{source["path"]}` (layout '
+              f'`{source["layout"]}`, sha256 {source["sha256"][:12]}...)\n')
+        w(f'- dataset {imported["dataset"]}\n')
+    if imported and imported['files'][0]['layout'] != 'robustdet':
+        w("- corrupted by mmdet's `Corrupt` (imagecorruptions on BGR "
+          'arrays)\n')
+    else:
+        w(f'- config: `{results.get("config")}`\n')
+        w(f'- checkpoint: `{results.get("checkpoint")}`\n')
+        w(f'- seed {results["seed"]}, backend `{results["backend"]}`, '
+          f'channel order `{results["channel_order"]}`\n')
     cov = results.get('coverage') or {}
     show_image = _shows_image(results)
     if cov and show_image:
@@ -133,7 +183,8 @@ def markdown_report(results: Dict[str, Any],
           f'{hdone}/{htotal}\n')
         if not cov['complete']:
             w(f'- **incomplete grid**: mPC averages the {done} benchmark '
-              f'cells present, not all {total}\n')
+              f'cells present, not all {total}; missing: '
+              f'{compact_cells(cov["missing"])}\n')
     vcov = _video_coverage(results)
     if results.get('empty_cells'):
         w(f'- cells without any detection (scored as AP 0): '
@@ -161,12 +212,18 @@ def _image_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
         row = results['summary'].get(metric, {})
         w(f'| {metric} | ' + ' | '.join(
             _pts(row.get(c)) for c in SUMMARY_COLUMNS) + ' |\n')
+    for metric in metrics:
+        rpc = results['summary'].get(metric, {}).get('rPC_class_mean')
+        if rpc is not None:
+            w(f'\n{metric}: rPC above is mean(mPC per class) / mean(P per '
+              f'class), as Michaelis et al. 2019; the mean of the per-class '
+              f"ratios mPC_c / P_c (mmdet's `robustness_eval`) is "
+              f'{_pts(rpc)} %.\n')
     w('\nLeaderboard row (as in Michaelis et al. 2019, table 1):\n\n')
     w('| model | ' + ' | '.join(
         f'{m}: P / mPC / rPC [%]' for m in metrics) + ' |\n')
     w('|---|' + '---|' * len(metrics) + '\n')
-    model = osp.splitext(osp.basename(str(results.get('config'))))[0]
-    w(f'| {model} | ' + ' | '.join(
+    w(f'| {_run_name(results)} | ' + ' | '.join(
         ' / '.join(
             _pts(results['summary'].get(m, {}).get(k))
             for k in ('P', 'mPC', 'rPC')) for m in metrics) + ' |\n')
@@ -308,6 +365,10 @@ def summary_text(results: Dict[str, Any]) -> str:
             lines.append(
                 f'{metric}: P {_pts(row.get("P"))}  mPC '
                 f'{_pts(row.get("mPC"))}  rPC {_pts(row.get("rPC"))} %')
+            if row.get('rPC_class_mean') is not None:
+                lines[-1] += (f"  (mean of per-class ratios, as mmdet's "
+                              f'robustness_eval: '
+                              f'{_pts(row["rPC_class_mean"])} %)')
         else:
             lines.append(f'{metric}: P {_pts(row.get("P"))}')
         if vsummary:
@@ -321,7 +382,8 @@ def summary_text(results: Dict[str, Any]) -> str:
     if cov and not cov.get('complete') and show_image:
         done, total = cov['benchmark']
         lines.append(f'incomplete grid: {done} of {total} benchmark cells; '
-                     'mPC averages the cells present')
+                     'mPC averages the cells present; missing: '
+                     f'{compact_cells(cov["missing"])}')
     vcov = _video_coverage(results)
     if vcov and not vcov['complete']:
         done, total = vcov['video']

@@ -1,0 +1,455 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Import the results of other robustness tools as a ``robustness.json``.
+
+:func:`import_results` reads result files of Michaelis et al. 2019's
+benchmark, mmdet 1.x / 2.x and 3.x ``test_robustness.py`` and robustdet
+itself, checks them, and writes the ``robustness.json`` that
+``tools/test_robust.py`` writes (plus its reports), so that reports,
+comparisons and the leaderboard treat imported and native runs alike.
+Pickles are read with :func:`robustdet.utils.safe_pickle.load_pickle`,
+which runs nothing they name.
+"""
+import json
+import math
+import os
+import os.path as osp
+from collections.abc import Mapping
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, SEVERITIES
+from ..evaluation.functional.video_robustness import CLIP_NAMES
+from ..utils.errors import RobustDetError
+from ..utils.io import sha256_file
+from ..utils.safe_pickle import load_pickle
+from .results import (FORMAT, IDENTITY_KEYS, check_same_run, load_results,
+                      new_results, ordered_cells, refresh_summary,
+                      results_path, save_results)
+
+DATASETS = ('coco', 'voc', 'cityscapes')
+TASKS = ('bbox', 'segm')
+# What each layout looks like, for the messages.
+LAYOUTS = {
+    'mmdet2-coco':
+    "{corruption: {severity: {'bbox'|'segm': {'AP', 'AP50', ...}}}}: the "
+    'raw results of Michaelis et al. 2019 and of mmdet 1.x/2.x '
+    'test_robustness.py on COCO or Cityscapes',
+    'mmdet2-voc':
+    "{corruption: {severity: [{'ap': ...} per class]}}: the same on "
+    'PASCAL VOC',
+    'mmdet3':
+    "{corruption: {severity: {'coco/bbox_mAP'|'pascal_voc/mAP': ...}}}: "
+    'mmdet 3.x test_robustness.py',
+    'robustdet': f"robustdet's robustness.json (format {FORMAT})",
+}
+# COCOeval's summary names in mmdet 1.x/2.x eval dicts -> mmdet 3.x keys.
+# The recall entries (AR1, AR10, ...) have no mmdet 3.x counterpart with
+# the same maxDets and are left out.
+_COCO_KEYS = dict(
+    AP='mAP', AP50='mAP_50', AP75='mAP_75', APs='mAP_s', APm='mAP_m',
+    APl='mAP_l')
+# Metric key prefixes of mmdet 3.x evaluators per dataset.
+_PREFIXES = dict(
+    coco=('coco/', ), cityscapes=('coco/', 'cityscapes/'),
+    voc=('pascal_voc/', ))
+# mmdet's test_robustness.py --corruptions None: a clean-only run.
+_CLEAN_ONLY = 'None'
+VOC_METRICS = ('pascal_voc/mAP', 'pascal_voc/AP50')
+VOC_CLASSES = ('aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus',
+               'car', 'cat', 'chair', 'cow', 'diningtable', 'dog', 'horse',
+               'motorbike', 'person', 'pottedplant', 'sheep', 'sofa',
+               'train', 'tvmonitor')
+
+
+class _Grid:
+    """The cells of one or more files: ``clean``, ``cells`` as in
+    ``robustness.json``, and per-class AP where the source has it."""
+
+    def __init__(self):
+        self.clean: Optional[Dict[str, float]] = None
+        self.cells: Dict[str, Dict[str, Dict[str, float]]] = {}
+        self.class_clean: Optional[List[float]] = None
+        self.class_cells: Dict[str, Dict[str, List[float]]] = {}
+        self.sources: Dict[Tuple[str, str], str] = {}
+
+    def add(self, path: str, name: str, severity: int,
+            metrics: Dict[str, float],
+            per_class: Optional[List[float]] = None) -> None:
+        """Store one cell; the same cell twice must hold the same
+        numbers (mmdet repeats the clean cell under every corruption)."""
+        key = (CLEAN_SEVERITY if severity == CLEAN_SEVERITY else name,
+               str(severity))
+        where = 'clean' if severity == CLEAN_SEVERITY else f'{name}/' \
+            f'{severity}'
+        old = self._get(key)
+        if old is not None:
+            if old != (metrics, per_class):
+                raise RobustDetError(
+                    f'{path}: the {where} results differ from those of '
+                    f'{self.sources[key]}')
+            return
+        self.sources[key] = f'{path} ({where})'
+        if severity == CLEAN_SEVERITY:
+            self.clean, self.class_clean = metrics, per_class
+        else:
+            self.cells.setdefault(name, {})[str(severity)] = metrics
+            if per_class is not None:
+                self.class_cells.setdefault(name,
+                                            {})[str(severity)] = per_class
+
+    def _get(self, key):
+        if key not in self.sources:
+            return None
+        name, sev = key
+        if name == CLEAN_SEVERITY:
+            return self.clean, self.class_clean
+        return (self.cells[name][sev],
+                self.class_cells.get(name, {}).get(sev))
+
+
+def _number(value: Any, path: str, where: str, allow_undefined: bool) -> float:
+    """An AP value as float: a real number in [0, 1], or -1 (pycocotools'
+    "undefined", e.g. no large objects) where ``allow_undefined``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and \
+            not hasattr(value, '__float__'):
+        raise RobustDetError(
+            f'{path}: {where} is {type(value).__name__}, not a number')
+    value = float(value)
+    if math.isnan(value):
+        raise RobustDetError(f'{path}: {where} is NaN')
+    if value < 0 and not (allow_undefined and value == -1):
+        raise RobustDetError(f'{path}: {where} is negative ({value})')
+    if value > 1:
+        raise RobustDetError(
+            f'{path}: {where} is {value}; AP values are fractions in '
+            '[0, 1] (is it in percent?)')
+    return value
+
+
+def _severity(key: Any, path: str, name: str) -> int:
+    try:
+        severity = int(key)
+        ok = not isinstance(key, bool) and str(severity) == str(key)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok or not CLEAN_SEVERITY <= severity <= max(SEVERITIES):
+        raise RobustDetError(
+            f'{path}: {name} has severity {key!r}; severities are 0 (clean) '
+            f'to {max(SEVERITIES)}')
+    return severity
+
+
+def _corruption(name: Any, path: str, layout: str) -> str:
+    known = CORRUPTION_NAMES + (CLIP_NAMES if layout == 'robustdet' else ())
+    if name not in known and name != _CLEAN_ONLY:
+        raise RobustDetError(
+            f'{path}: unknown corruption {name!r}; known are the 19 of '
+            f'the benchmark: {", ".join(CORRUPTION_NAMES)}')
+    return name
+
+
+def _layout_of(cell: Any) -> Optional[str]:
+    """The layout one cell's value belongs to, or None."""
+    if isinstance(cell, (list, tuple)) and cell and all(
+            isinstance(c, Mapping) and 'ap' in c for c in cell):
+        return 'mmdet2-voc'
+    if isinstance(cell, Mapping) and cell:
+        if all(isinstance(k, str) and '/' in k for k in cell):
+            return 'mmdet3'
+        if any(k in TASKS for k in cell) and all(
+                isinstance(v, Mapping) or k not in TASKS
+                for k, v in cell.items()):
+            return 'mmdet2-coco'
+    return None
+
+
+def _unknown_layout(path: str, what: str) -> RobustDetError:
+    known = '; '.join(f'{k}: {v}' for k, v in LAYOUTS.items())
+    return RobustDetError(
+        f'{path}: unknown layout ({what}); known layouts are {known}')
+
+
+def detect_layout(obj: Any, path: str) -> str:
+    """The layout of a loaded result file (see :data:`LAYOUTS`).
+
+    Args:
+        obj: What the file holds.
+        path (str): The file, for messages.
+
+    Returns:
+        str: A key of :data:`LAYOUTS`.
+    """
+    if isinstance(obj, Mapping) and 'format' in obj:
+        if obj['format'] != FORMAT:
+            raise _unknown_layout(path, f'format {obj["format"]!r}')
+        return 'robustdet'
+    if not isinstance(obj, Mapping) or not obj:
+        raise _unknown_layout(
+            path, f'a {type(obj).__name__}, not a mapping of corruptions')
+    layout = None
+    for name, per_sev in obj.items():
+        if not isinstance(per_sev, Mapping):
+            raise _unknown_layout(
+                path, f'{name!r} maps to a {type(per_sev).__name__}, not '
+                'to severities')
+        for sev, cell in per_sev.items():
+            found = _layout_of(cell)
+            if found is None:
+                raise _unknown_layout(
+                    path, f'cell {name}/{sev} is a {type(cell).__name__} '
+                    'of no known shape')
+            if layout not in (None, found):
+                raise _unknown_layout(
+                    path, f'cell {name}/{sev} is {found}, earlier cells '
+                    f'{layout}')
+            layout = found
+    if layout is None:
+        raise _unknown_layout(path, 'no cells')
+    return layout
+
+
+def _dataset_of(layout: str, keys: Sequence[str]) -> Tuple[str, ...]:
+    """The datasets a file's results can belong to."""
+    if layout == 'mmdet2-voc':
+        return ('voc', )
+    if layout == 'mmdet2-coco':
+        return ('coco', 'cityscapes')
+    return tuple(
+        d for d in DATASETS
+        if keys and all(k.startswith(_PREFIXES[d]) for k in keys))
+
+
+_DATASET_WORDS = dict(
+    voc='PASCAL VOC results (AP50)', coco='COCO-style results (AP)',
+    cityscapes='COCO-style results (AP)')
+
+
+def _check_dataset(path: str, layout: str, keys: Sequence[str],
+                   dataset: str) -> None:
+    fits = _dataset_of(layout, keys)
+    if dataset in fits:
+        return
+    if not fits:
+        raise RobustDetError(
+            f'{path}: its metrics ({", ".join(sorted(keys)[:4])}) belong '
+            f'to no known dataset; --dataset {dataset} expects keys '
+            f'starting with {" or ".join(_PREFIXES[dataset])}')
+    raise RobustDetError(
+        f'{path} holds {_DATASET_WORDS[fits[0]]}, not {dataset} results; '
+        f'pass --dataset {fits[0]}')
+
+
+def _task_filter(path: str, metrics: Dict[str, float],
+                 task: Optional[str], where: str) -> Dict[str, float]:
+    if task is None:
+        return metrics
+    kept = {
+        k: v
+        for k, v in metrics.items()
+        if f'/{task}_' in k or k.startswith('pascal_voc/')
+    }
+    if not kept:
+        raise RobustDetError(
+            f'{path}: {where} has no {task} results (it has '
+            f'{", ".join(sorted(metrics))})')
+    return kept
+
+
+def _cell_metrics(path: str, layout: str, cell: Any, where: str,
+                  dataset: str, task: Optional[str]
+                  ) -> Tuple[Dict[str, float], Optional[List[float]]]:
+    """One cell as ``({metric: value}, per-class AP or None)``."""
+    if layout == 'mmdet2-voc':
+        if task not in (None, 'bbox'):
+            raise RobustDetError(
+                f'{path}: PASCAL VOC results hold bbox AP50 only, not '
+                f'{task}')
+        aps = [
+            _number(c['ap'], path, f'{where} class {i} ap', False)
+            for i, c in enumerate(cell)
+        ]
+        mean = sum(aps) / len(aps)
+        return {k: mean for k in VOC_METRICS}, aps
+    if layout == 'mmdet2-coco':
+        metrics = {}
+        for t, values in cell.items():
+            if t not in TASKS or not isinstance(values, Mapping):
+                continue  # 'proposal', 'keypoints': not AP of this task
+            for old, new in _COCO_KEYS.items():
+                if old in values:
+                    metrics[f'coco/{t}_{new}'] = _number(
+                        values[old], path, f'{where} {t} {old}', True)
+        return _task_filter(path, metrics, task, where), None
+    metrics = {
+        k: _number(v, path, f'{where} {k}', True)
+        for k, v in cell.items()
+    }
+    _check_dataset(path, layout, list(metrics), dataset)
+    return _task_filter(path, metrics, task, where), None
+
+
+def read_result_file(path: str) -> Any:
+    """Load a result file: JSON, or a pickle through the safe loader.
+
+    Args:
+        path (str): The file.
+
+    Returns:
+        What it holds.
+    """
+    if not osp.isfile(path):
+        raise RobustDetError(f'{path}: no such file')
+    with open(path, 'rb') as f:
+        head = f.read(64).lstrip()
+    if not head:
+        raise RobustDetError(f'{path}: empty file')
+    if head[:1] in (b'{', b'['):
+        try:
+            with open(path, encoding='utf-8') as f:
+                return json.load(f)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise RobustDetError(
+                f'{path}: not a readable JSON file ({e})') from None
+    if head[:1] != b'\x80':
+        raise RobustDetError(
+            f'{path}: not a pickle or JSON file (it starts with '
+            f'{head[:8]!r})')
+    return load_pickle(path)
+
+
+def _read_into(grid: _Grid, path: str, dataset: str,
+               task: Optional[str]) -> str:
+    """Check one file and add its cells to ``grid``; return its layout."""
+    obj = read_result_file(path)
+    layout = detect_layout(obj, path)
+    source = layout
+    if layout == 'robustdet':
+        cells = dict(obj.get('cells') or {})
+        if obj.get('clean') is not None:
+            cells = {_CLEAN_ONLY: {'0': obj['clean']}, **cells}
+        obj, layout = cells, 'mmdet3'
+    if layout != 'mmdet3':
+        _check_dataset(path, layout, [], dataset)
+    for name, per_sev in obj.items():
+        name = _corruption(name, path, source)
+        for sev_key, cell in per_sev.items():
+            severity = _severity(sev_key, path, name)
+            if name == _CLEAN_ONLY and severity != CLEAN_SEVERITY:
+                raise RobustDetError(
+                    f'{path}: corruption {_CLEAN_ONLY!r} (a clean-only '
+                    f'run) has severity {severity}')
+            where = 'clean' if severity == CLEAN_SEVERITY else \
+                f'{name}/{severity}'
+            metrics, per_class = _cell_metrics(path, layout, cell, where,
+                                               dataset, task)
+            grid.add(path, name, severity, metrics, per_class)
+    return source
+
+
+def _per_class(grid: _Grid, layouts: List[str]) -> Optional[Dict[str, Any]]:
+    """The per-class AP50 of a VOC import (when every file had it)."""
+    if grid.class_clean is None or any(lay != 'mmdet2-voc'
+                                       for lay in layouts):
+        return None
+    n = len(grid.class_clean)
+    classes = list(VOC_CLASSES) if n == len(VOC_CLASSES) else [
+        str(i) for i in range(n)
+    ]
+    return dict(metrics=list(VOC_METRICS), classes=classes,
+                clean=grid.class_clean, cells=grid.class_cells)
+
+
+def _identity(paths: Sequence[str], layouts: Sequence[str]
+              ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """The identity (and config / checkpoint) of the imported run: that
+    of robustdet's own files, else mmdet's (its ``Corrupt`` runs
+    imagecorruptions on BGR arrays, with no seed)."""
+    if 'robustdet' not in layouts:
+        identity = dict.fromkeys(IDENTITY_KEYS)
+        identity.update(backend='reference', channel_order='bgr')
+        del identity['video_clips'], identity['ground_truth']  # defaults
+        return identity, dict(config=None, checkpoint=None)
+    if any(lay != 'robustdet' for lay in layouts):
+        raise RobustDetError(
+            'robustdet results cannot be merged with results of other '
+            f'tools ({", ".join(paths)}); import them separately')
+    first = load_results(paths[0])
+    identity = {k: first.get(k) for k in IDENTITY_KEYS if k in first}
+    for path in paths[1:]:
+        check_same_run(load_results(path), identity, path,
+                       f'it cannot be merged with {paths[0]}')
+    return identity, dict(
+        config=first.get('config'), checkpoint=first.get('checkpoint'))
+
+
+def _check_work_dir(work_dir: str, overwrite: bool) -> None:
+    if osp.exists(work_dir) and not osp.isdir(work_dir):
+        raise RobustDetError(f'--work-dir {work_dir} is a file')
+    if osp.isdir(work_dir) and os.listdir(work_dir) and not overwrite:
+        raise RobustDetError(
+            f'{work_dir} exists and is not empty; pass --overwrite to '
+            'replace its results, or choose another --work-dir')
+
+
+def import_results(paths: Sequence[str],
+                   dataset: str,
+                   work_dir: str,
+                   name: Optional[str] = None,
+                   task: Optional[str] = None,
+                   overwrite: bool = False) -> Dict[str, Any]:
+    """Import result files of one model into ``WORK_DIR/robustness.json``
+    and write its reports.
+
+    Several files are merged (e.g. one per corruption group); a cell in
+    two files must hold the same numbers. Every file is read and checked
+    before anything is written.
+
+    Args:
+        paths (Sequence[str]): Result files (see :data:`LAYOUTS`).
+        dataset (str): ``'coco'``, ``'voc'`` or ``'cityscapes'``.
+        work_dir (str): Where to write.
+        name (str, optional): The run's name in comparisons (default: the
+            work dir's name).
+        task (str, optional): Import only ``'bbox'`` or ``'segm'``
+            metrics (default: all).
+        overwrite (bool): Replace the contents of an existing work dir.
+
+    Returns:
+        dict: The results written.
+    """
+    from ..reports import write_reports
+    if dataset not in DATASETS:
+        raise RobustDetError(
+            f'--dataset {dataset!r}: choose from {", ".join(DATASETS)}')
+    if task is not None and task not in TASKS:
+        raise RobustDetError(
+            f'--task {task!r}: choose from {", ".join(TASKS)}')
+    if not paths:
+        raise RobustDetError('give at least one result file')
+    _check_work_dir(work_dir, overwrite)
+    grid = _Grid()
+    layouts = [_read_into(grid, p, dataset, task) for p in paths]
+    if grid.clean is None and not grid.cells:
+        raise RobustDetError(f'{", ".join(paths)}: no results in it')
+    identity, extra = _identity(paths, layouts)
+    imported = dict(
+        dataset=dataset,
+        task=task,
+        files=[
+            dict(path=osp.abspath(p), sha256=sha256_file(p), layout=lay)
+            for p, lay in zip(paths, layouts)
+        ])
+    results = new_results(
+        identity,
+        **extra,
+        name=name or osp.basename(osp.normpath(work_dir)),
+        imported=imported)
+    results['clean'] = grid.clean
+    results['cells'] = ordered_cells(grid.cells)
+    per_class = _per_class(grid, layouts)
+    if per_class is not None:
+        results['per_class'] = per_class
+    refresh_summary(results)
+    os.makedirs(work_dir, exist_ok=True)
+    save_results(results, results_path(work_dir))
+    write_reports(results, work_dir)
+    return results

@@ -1,0 +1,59 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Import another tool's robustness results as a ``robustness.json``::
+
+    python tools/import_results.py faster_rcnn_r50_fpn_1x_coco_results.pkl \\
+        --dataset coco --work-dir work_dirs/imported/faster-rcnn_r50
+
+Reads the raw result pickles of Michaelis et al. 2019, those of mmdet
+1.x/2.x and 3.x ``tools/analysis_tools/test_robustness.py`` (``--out
+X.pkl`` writes ``X_results.pkl``) and robustdet's own ``robustness.json``;
+several files of one model (e.g. one per corruption group) are merged.
+Pickles are read with an allow-list of plain data: a file naming any other
+global is refused, and nothing in it runs. Writes ``WORK_DIR/
+robustness.json`` and its reports, as ``tools/test_robust.py`` does, and
+prints P, mPC and rPC.
+"""
+from robustdet.utils.cli import ArgumentParser, cli_entry
+
+
+def parse_args(argv=None):
+    parser = ArgumentParser(
+        description="Import another tool's robustness results")
+    parser.add_argument(
+        'files', nargs='+', metavar='FILE',
+        help='result pickles or JSONs of one model')
+    parser.add_argument(
+        '--dataset',
+        required=True,
+        choices=['coco', 'voc', 'cityscapes'],
+        help='the dataset the results are of')
+    parser.add_argument(
+        '--work-dir', required=True, help='where robustness.json goes')
+    parser.add_argument(
+        '--name', help="the run's name in comparisons (default: the work "
+        "dir's name)")
+    parser.add_argument(
+        '--task',
+        choices=['bbox', 'segm'],
+        help='import only these metrics (default: all in the files)')
+    parser.add_argument(
+        '--overwrite',
+        action='store_true',
+        help='replace the contents of an existing, non-empty work dir')
+    return parser.parse_args(argv)
+
+
+@cli_entry
+def main():
+    args = parse_args()
+    from robustdet.apis import import_results
+    from robustdet.reports import summary_text
+    results = import_results(
+        args.files, args.dataset, args.work_dir, name=args.name,
+        task=args.task, overwrite=args.overwrite)
+    print(summary_text(results))
+    print(f'wrote {args.work_dir}/robustness.json and its reports')
+
+
+if __name__ == '__main__':
+    main()
