@@ -1,0 +1,544 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Robustness runs beside the published leaderboard
+(:mod:`robustdet.baselines`): P, mPC and rPC of each run and of the
+published rows of the same dataset and task, their differences to one
+baseline row, and each run's mPC per corruption.
+
+:func:`comparison` builds the comparison (a JSON-serialisable dict, every
+value in points, rPC in %); Markdown, CSV and the P-mPC scatter plot are
+derived from it alone. Used by ``tools/compare_results.py``.
+"""
+import csv
+import io
+import os.path as osp
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..baselines import (CITATIONS, BaselineRow, baseline_rows, get_baseline,
+                         metric_of)
+from ..corruptions import (BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES,
+                           CORRUPTIONS_BY_NAME, SEVERITIES)
+from ..utils.errors import RobustDetError
+from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from .robustness import compact_cells
+
+FORMAT = 'robustdet.compare/1'
+STEM = 'compare'
+# Dashed lines of constant rPC in the plot (%).
+ISO_RPC = (40, 60, 80)
+# What a run's rPC_class_mean is called in the tables (mmdet's
+# robustness_eval averages per-class ratios for PASCAL VOC).
+CLASS_MEAN_COLUMN = 'rPC (class mean)'
+
+Run = Tuple[str, str, Dict[str, Any]]
+
+
+def _points(value: Optional[float]) -> Optional[float]:
+    """A fraction in [0, 1] as points (× 100); None if undefined."""
+    if value is None or value < 0:
+        return None
+    return round(100 * float(value), 4)
+
+
+def _diff(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    return None if a is None or b is None else round(a - b, 4)
+
+
+def _fmt(value: Optional[float]) -> str:
+    """Points with one decimal; '–' for None."""
+    return '–' if value is None else f'{value:.1f}'
+
+
+def _fmt_delta(value: Optional[float]) -> str:
+    """A signed difference with one decimal; '–' for None."""
+    if value is None:
+        return '–'
+    value = round(value, 1)
+    return '0.0' if value == 0 else f'{value:+.1f}'
+
+
+
+def _value(results: Dict[str, Any], name: str, sev: int,
+           metric: str) -> Optional[float]:
+    """A cell's metric as a fraction; None if missing or undefined."""
+    value = (results['cells'].get(name, {}).get(str(sev)) or {}).get(metric)
+    return None if value is None or value < 0 else float(value)
+
+
+def parse_run_args(items: Sequence[str]) -> List[Tuple[Optional[str], str]]:
+    """Split ``PATH`` and ``NAME=PATH`` arguments.
+
+    An argument naming an existing file is a path even if it holds a
+    ``=``.
+
+    Args:
+        items (Sequence[str]): The arguments.
+
+    Returns:
+        list[tuple]: ``(name or None, path)`` pairs.
+    """
+    pairs = []
+    for item in items:
+        if '=' in item and not osp.exists(item):
+            name, _, path = item.partition('=')
+            if not name or not path:
+                raise RobustDetError(
+                    f'a run is PATH or NAME=PATH, got {item!r}')
+            pairs.append((name, path))
+        else:
+            pairs.append((None, item))
+    return pairs
+
+
+def run_name(results: Dict[str, Any], path: str) -> str:
+    """A run's row name: its ``name`` entry, else the name of the
+    directory holding its JSON."""
+    name = results.get('name')
+    if isinstance(name, str) and name:
+        return name
+    return osp.basename(osp.dirname(osp.abspath(path))) or path
+
+
+
+def guess_dataset(results: Dict[str, Any]) -> str:
+    """``'voc'`` if the results hold ``pascal_voc/`` metrics, else
+    ``'coco'`` (Cityscapes runs have COCO metric keys too)."""
+    keys = set(results.get('clean') or {})
+    keys.update(results.get('summary') or {})
+    for per_sev in results.get('cells', {}).values():
+        for values in per_sev.values():
+            keys.update(values or {})
+    return 'voc' if any(k.startswith('pascal_voc/') for k in keys) else 'coco'
+
+
+def default_baseline(dataset: str, task: str) -> BaselineRow:
+    """The row the differences are taken to by default: the dataset's
+    Faster R-CNN R-50-FPN standard row for the task, else its Mask R-CNN
+    R-50-FPN standard row (the paper's two models), else another standard
+    R-50-FPN row, else its first row.
+
+    Args:
+        dataset (str): The dataset.
+        task (str): The task.
+
+    Returns:
+        BaselineRow: The row.
+    """
+    rows = baseline_rows(dataset, task)
+    if not rows:
+        raise RobustDetError(f'no published {dataset} {task} results')
+
+    def standard(row):
+        return row.training == 'standard' and row.backbone == 'R-50-FPN'
+
+    for pick in (lambda r: standard(r) and r.model == 'Faster R-CNN',
+                 lambda r: standard(r) and r.model == 'Mask R-CNN',
+                 standard, lambda r: True):
+        found = [r for r in rows if pick(r)]
+        if found:
+            return found[0]
+    raise AssertionError('unreachable')
+
+
+def resolve_baseline(name: Optional[str], dataset: str,
+                     task: str) -> BaselineRow:
+    """The baseline row named ``name`` (the default one if None), which
+    must be of this dataset and task.
+
+    Args:
+        name (str, optional): A baseline name.
+        dataset (str): The dataset compared.
+        task (str): The task compared.
+
+    Returns:
+        BaselineRow: The row.
+    """
+    if name is None:
+        return default_baseline(dataset, task)
+    names = ', '.join(r.name for r in baseline_rows(dataset, task))
+    try:
+        row = get_baseline(name)
+    except RobustDetError:
+        raise RobustDetError(f'unknown baseline {name!r}; {dataset} {task} '
+                             f'baselines: {names}') from None
+    if (row.dataset, row.task) != (dataset, task):
+        raise RobustDetError(
+            f'baseline {name!r} is a {row.dataset} {row.task} row, not '
+            f'{dataset} {task}; {dataset} {task} baselines: {names}')
+    return row
+
+
+def _run_row(name: str, path: str, results: Dict[str, Any], metric: str,
+             what: str) -> Dict[str, Any]:
+    """A run's numbers in points, its missing cells and its mPC per
+    corruption (``what``: the dataset and task, for the message)."""
+    summary = (results.get('summary') or {}).get(metric)
+    if summary is None:
+        raise RobustDetError(
+            f'{path} has no {metric} results, which {what} compares '
+            '(see --dataset and --task)')
+    missing = [
+        f'{n}/{s}' for n in BENCHMARK_CORRUPTIONS for s in SEVERITIES
+        if _value(results, n, s, metric) is None
+    ]
+    total = len(BENCHMARK_CORRUPTIONS) * len(SEVERITIES)
+    per_corruption, severities = {}, {}
+    for cname in CORRUPTION_NAMES:
+        values = [
+            v for v in (_value(results, cname, s, metric)
+                        for s in SEVERITIES) if v is not None
+        ]
+        if values:
+            per_corruption[cname] = _points(sum(values) / len(values))
+            severities[cname] = len(values)
+    row = dict(
+        kind='run',
+        name=name,
+        label=name,
+        source=path,
+        P=_points(summary.get('P')),
+        mPC=_points(summary.get('mPC')),
+        rPC=_points(summary.get('rPC')),
+        rPC_class_mean=_points(summary.get('rPC_class_mean')),
+        benchmark_cells=[total - len(missing), total],
+        incomplete=bool(missing),
+        missing=missing,
+        missing_compact=compact_cells(missing),
+        per_corruption=per_corruption,
+        per_corruption_severities=severities)
+    if results.get('imported') is not None:
+        row['imported'] = results['imported']
+    return row
+
+
+def _published_row(row: BaselineRow) -> Dict[str, Any]:
+    return dict(
+        kind='published',
+        name=row.name,
+        label=row.label,
+        source=row.citation,
+        P=row.P,
+        mPC=row.mPC,
+        rPC=row.rPC,
+        rPC_class_mean=None,
+        model=row.model,
+        backbone=row.backbone,
+        training=row.training,
+        config=row.config,
+        note=row.note,
+        consistent=row.consistent)
+
+
+def comparison(runs: Sequence[Run],
+               dataset: Optional[str] = None,
+               task: str = 'bbox',
+               baseline: Optional[str] = None) -> Dict[str, Any]:
+    """Runs and the published rows of a dataset and task, side by side.
+
+    Args:
+        runs (Sequence[tuple]): ``(name, path, results)`` per run, the
+            results as read by :func:`robustdet.apis.load_results`.
+        dataset (str, optional): ``'coco'``, ``'voc'`` or
+            ``'cityscapes'``; guessed from the first run if None
+            (:func:`guess_dataset`).
+        task (str): ``'bbox'`` or ``'segm'``.
+        baseline (str, optional): Name of the published row the
+            differences are taken to (:func:`default_baseline` if None).
+
+    Returns:
+        dict: ``format``, ``dataset``, ``task``, ``metric``, ``baseline``
+        (its name), ``corruptions`` (those with a cell in some run, table
+        order) and ``rows``: the runs in the given order, then the
+        published rows sorted by mPC, descending. Each row has ``kind``
+        (``'run'`` or ``'published'``), ``name``, ``label``, ``source``
+        (the run's file, or the citation key), ``P``, ``mPC``, ``rPC``,
+        ``rPC_class_mean`` and the differences ``dP``, ``dmPC``, ``drPC``
+        to the baseline (points, rPC in %, None where undefined); runs
+        also ``incomplete``, ``missing`` (benchmark cells without the
+        metric), ``per_corruption`` (mPC over the severities present) and
+        ``per_corruption_severities``.
+    """
+    if not runs:
+        raise RobustDetError('no run to compare')
+    if dataset is None:
+        dataset = guess_dataset(runs[0][2])
+    metric = metric_of(dataset, task)
+    base = resolve_baseline(baseline, dataset, task)
+    rows = [
+        _run_row(name, path, results, metric, f'{dataset} {task}')
+        for name, path, results in runs
+    ]
+    published = sorted(baseline_rows(dataset, task), key=lambda r: -r.mPC)
+    rows += [_published_row(r) for r in published]
+    for row in rows:
+        row['baseline'] = row['name'] == base.name and \
+            row['kind'] == 'published'
+        row['dP'] = _diff(row['P'], base.P)
+        row['dmPC'] = _diff(row['mPC'], base.mPC)
+        row['drPC'] = _diff(row['rPC'], base.rPC)
+    corruptions = [
+        n for n in CORRUPTION_NAMES
+        if any(n in r.get('per_corruption', {}) for r in rows)
+    ]
+    return dict(
+        format=FORMAT,
+        dataset=dataset,
+        task=task,
+        metric=metric,
+        baseline=base.name,
+        baseline_label=base.label,
+        corruptions=corruptions,
+        rows=rows)
+
+
+def _class_mean(data: Dict[str, Any]) -> bool:
+    """Whether the tables show ``rPC (class mean)`` (VOC runs with it)."""
+    return data['dataset'] == 'voc' and any(
+        r.get('rPC_class_mean') is not None for r in data['rows'])
+
+
+def _citation_line(key: str) -> str:
+    cite = CITATIONS[key]
+    authors = cite['authors'].split(',')
+    who = (f'{authors[0].split()[-1]} et al.'
+           if len(authors) > 1 else cite['authors'])
+    return (f'`{key}`: {who}, "{cite["title"]}", {cite["venue"]}, '
+            f'{cite["year"]}, {cite["url"]} ({cite["where"]})')
+
+
+def table_markdown(data: Dict[str, Any]) -> str:
+    """The first table of :func:`comparison_markdown`: P, mPC, rPC and
+    the differences to the baseline of every row, with its footnotes
+    (incomplete grids, notes on published rows, citations)."""
+    out = io.StringIO()
+    w = out.write
+    class_mean = _class_mean(data)
+    w(f'{data["dataset"]} {data["task"]} (`{data["metric"]}`), values in '
+      'points (× 100), rPC = mPC / P in %; Δ: difference to the baseline '
+      f'{data["baseline_label"]} (`{data["baseline"]}`).\n\n')
+    header = ['model', 'P', 'mPC', 'rPC'] + (
+        [CLASS_MEAN_COLUMN] if class_mean else []) + [
+            'ΔP', 'ΔmPC', 'ΔrPC', 'source'
+        ]
+    w('| ' + ' | '.join(header) + ' |\n')
+    w('|---|' + '---:|' * (len(header) - 2) + '---|\n')
+    footnotes, notes = [], []
+    for row in data['rows']:
+        label = row['label']
+        mpc = _fmt(row['mPC'])
+        if row.get('incomplete'):
+            mpc += '*'
+            done, total = row['benchmark_cells']
+            what = (f'missing {row["missing_compact"]}'
+                    if done else 'no benchmark cell')
+            footnotes.append(
+                f'\\* {label}: incomplete grid, mPC averages the {done} of '
+                f'{total} benchmark cells present; {what}')
+        if row['kind'] == 'published' and row['note']:
+            notes.append(row)
+            label += ' ' + '†' * len(notes)
+        if row['baseline']:
+            label = f'**{label}** (baseline)'
+        cols = [label, _fmt(row['P']), mpc, _fmt(row['rPC'])]
+        if class_mean:
+            cols.append(_fmt(row.get('rPC_class_mean')))
+        cols += [_fmt_delta(row[k]) for k in ('dP', 'dmPC', 'drPC')]
+        source = row['source']
+        cols.append(f'`{source}`' if row['kind'] == 'run' else source)
+        w('| ' + ' | '.join(cols) + ' |\n')
+    w('\n')
+    for line in footnotes:
+        w(f'{line}\n\n')
+    for i, row in enumerate(notes, 1):
+        w(f'{"†" * i} {row["label"]}: {row["note"]}\n\n')
+    if class_mean:
+        w(f'{CLASS_MEAN_COLUMN}: the mean over the 20 classes of the '
+          "per-class rPC (mmdet's robustness_eval); rPC is mPC / P of the "
+          'class-averaged AP.\n\n')
+    # The citations of the published rows and those their notes name.
+    cited = {r['source'] for r in data['rows'] if r['kind'] == 'published'}
+    cited.update(key for key in CITATIONS for row in notes
+                 if f"'{key}'" in row['note'])
+    for key in sorted(cited):
+        w(f'{_citation_line(key)}\n\n')
+    return out.getvalue()
+
+
+def per_corruption_markdown(data: Dict[str, Any]) -> str:
+    """The second table of :func:`comparison_markdown`: each run's mPC per
+    corruption (mean over the severities 1-5 present, points)."""
+    runs = [r for r in data['rows'] if r['kind'] == 'run']
+    out = io.StringIO()
+    w = out.write
+    w(f'## {data["metric"]} per corruption\n\n')
+    w('mPC per corruption: mean over the severities 1-5 present, in points; '
+      'the published results have no per-corruption numbers.\n\n')
+    if not data['corruptions']:
+        w('No run has a corruption cell.\n')
+        return out.getvalue()
+    w('| corruption | group | ' + ' | '.join(r['label'] for r in runs) +
+      ' |\n')
+    w('|---|---|' + '---:|' * len(runs) + '\n')
+    partial = False
+    for cname in data['corruptions']:
+        cols = []
+        for run in runs:
+            value = run['per_corruption'].get(cname)
+            text = _fmt(value)
+            n = run['per_corruption_severities'].get(cname, 0)
+            if value is not None and n < len(SEVERITIES):
+                text += '*'
+                partial = True
+            cols.append(text)
+        w(f'| {cname} | {CORRUPTIONS_BY_NAME[cname].group} | ' +
+          ' | '.join(cols) + ' |\n')
+    if partial:
+        w(f'\n\\* mean over fewer than {len(SEVERITIES)} severities (the '
+          'others are missing).\n')
+    return out.getvalue()
+
+
+def comparison_markdown(data: Dict[str, Any]) -> str:
+    """The Markdown report: :func:`table_markdown`, then
+    :func:`per_corruption_markdown`.
+
+    Args:
+        data (dict): From :func:`comparison`.
+
+    Returns:
+        str: Markdown text.
+    """
+    return (f'# Corruption robustness beside the published results\n\n'
+            f'{table_markdown(data)}{per_corruption_markdown(data)}')
+
+
+def comparison_csv(data: Dict[str, Any]) -> str:
+    """The first table as CSV, one line per row (values in points, rPC in
+    %, empty where undefined), with each run's ``mPC_<corruption>``
+    columns (empty for published rows).
+
+    Args:
+        data (dict): From :func:`comparison`.
+
+    Returns:
+        str: CSV text.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator='\n')
+    numbers = ['P', 'mPC', 'rPC'] + (
+        ['rPC_class_mean'] if _class_mean(data) else []) + [
+            'dP', 'dmPC', 'drPC'
+        ]
+    writer.writerow(['name', 'kind', 'label', 'source', *numbers,
+                     'baseline', 'incomplete', 'missing'] +
+                    [f'mPC_{c}' for c in data['corruptions']])
+
+    def text(value):
+        return '' if value is None else value
+
+    for row in data['rows']:
+        per = row.get('per_corruption', {})
+        writer.writerow(
+            [row['name'], row['kind'], row['label'], row['source']] +
+            [text(row.get(k)) for k in numbers] +
+            [int(row['baseline']), int(bool(row.get('incomplete'))),
+             row.get('missing_compact', '')] +
+            [text(per.get(c)) for c in data['corruptions']])
+    return out.getvalue()
+
+
+def comparison_plot(data: Dict[str, Any]) -> bytes:
+    """P (x) against mPC (y): the published rows in grey with small
+    labels, the runs in colour with labels (hollow markers and ``*`` for
+    incomplete grids), dashed lines of constant rPC.
+
+    Args:
+        data (dict): From :func:`comparison`.
+
+    Returns:
+        bytes: PNG.
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    rows = [r for r in data['rows']
+            if r['P'] is not None and r['mPC'] is not None]
+    fig, ax = plt.subplots(figsize=(8.0, 6.0))
+    xs = [r['P'] for r in rows] or [0.0, 100.0]
+    ys = [r['mPC'] for r in rows] or [0.0, 100.0]
+    pad = max(2.0, 0.08 * max(max(xs) - min(xs), max(ys) - min(ys)))
+    x0, x1 = max(0.0, min(xs) - pad), min(100.0, max(xs) + 2 * pad)
+    y0, y1 = max(0.0, min(ys) - pad), min(100.0, max(ys) + pad)
+    for rpc in ISO_RPC:
+        r = rpc / 100
+        ax.plot([0, 100], [0, 100 * r], ls='--', lw=0.8, color='0.6',
+                zorder=1)
+        # where the line leaves the plot (its upper or right edge)
+        right = x1 * r <= y1
+        at = (x1, x1 * r) if right else (y1 / r, y1)
+        if x0 <= at[0] <= x1 and y0 <= at[1] <= y1:
+            left = at[0] < x0 + 0.15 * (x1 - x0)
+            ax.annotate(f'rPC {rpc} %', at, fontsize=7, color='0.4',
+                        ha='left' if left else 'right',
+                        va='bottom' if right else 'top',
+                        xytext=(-2, 2) if right else (4 if left else -4, -2),
+                        textcoords='offset points')
+    for row in rows:
+        if row['kind'] != 'published':
+            continue
+        ax.scatter(row['P'], row['mPC'], s=18, color='0.55', zorder=2,
+                   edgecolors='black' if row['baseline'] else 'none')
+        label = f'{row["model"]} {row["backbone"]}'
+        if row['training'] != 'standard':
+            label += f' ({row["training"]})'
+        ax.annotate(label + (' (baseline)' if row['baseline'] else ''),
+                    (row['P'], row['mPC']), fontsize=5, color='0.35',
+                    xytext=(3, -6), textcoords='offset points')
+    colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
+    runs = [r for r in rows if r['kind'] == 'run']
+    for i, row in enumerate(runs):
+        colour = colours[i % len(colours)]
+        hollow = row.get('incomplete')
+        ax.scatter(row['P'], row['mPC'], s=40, marker='o', zorder=4,
+                   facecolors='none' if hollow else colour,
+                   edgecolors=colour, linewidths=1.5)
+        ax.annotate(row['label'] + ('*' if hollow else ''),
+                    (row['P'], row['mPC']), fontsize=8, color=colour,
+                    xytext=(4, 4), textcoords='offset points', zorder=5,
+                    bbox=dict(boxstyle='round,pad=0.1', fc='white',
+                              ec='none', alpha=0.7))
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_xlabel(f'P: clean {data["metric"]} × 100')
+    ax.set_ylabel('mPC × 100')
+    title = f'{data["dataset"]} {data["task"]}: runs (colour) and ' \
+        'published (grey)'
+    if any(r.get('incomplete') for r in runs):
+        title += '; * incomplete grid'
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format='png', dpi=120)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def write_comparison(data: Dict[str, Any], out_dir: str) -> List[str]:
+    """Write ``compare.json`` (first), ``compare.md``, ``compare.csv`` and
+    ``compare.png`` into ``out_dir``, each atomically (files already there
+    are replaced).
+
+    Args:
+        data (dict): From :func:`comparison`.
+        out_dir (str): Directory (created).
+
+    Returns:
+        list[str]: The paths written.
+    """
+    paths = [osp.join(out_dir, f'{STEM}.{ext}')
+             for ext in ('json', 'md', 'csv', 'png')]
+    dump_json_atomic(data, paths[0])
+    write_text_atomic(comparison_markdown(data), paths[1])
+    write_text_atomic(comparison_csv(data), paths[2])
+    write_bytes_atomic(comparison_plot(data), paths[3])
+    return paths
