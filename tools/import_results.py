@@ -47,12 +47,15 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     from robustdet.apis import import_results
-    from robustdet.reports import summary_text
+    from robustdet.reports import summary_text, write_reports
     results = import_results(
         args.files, args.dataset, args.work_dir, name=args.name,
         task=args.task, overwrite=args.overwrite)
+    paths = write_reports(results, args.work_dir)
     print(summary_text(results))
     print(f'wrote {args.work_dir}/robustness.json and its reports')
+    for path in paths:
+        print(path)
 
 
 if __name__ == '__main__':

@@ -4,8 +4,8 @@
 :func:`import_results` reads result files of Michaelis et al. 2019's
 benchmark, mmdet 1.x / 2.x and 3.x ``test_robustness.py`` and robustdet
 itself, checks them, and writes the ``robustness.json`` that
-``tools/test_robust.py`` writes (plus its reports), so that reports,
-comparisons and the leaderboard treat imported and native runs alike.
+``tools/test_robust.py`` writes, so that reports, comparisons and the
+leaderboard treat imported and native runs alike.
 Pickles are read with :func:`robustdet.utils.safe_pickle.load_pickle`,
 which runs nothing they name.
 """
@@ -14,9 +14,10 @@ import math
 import os
 import os.path as osp
 from collections.abc import Mapping
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, SEVERITIES
+from ..corruptions.grid import CLEAN
 from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
@@ -70,6 +71,8 @@ class _Grid:
         self.class_clean: Optional[List[float]] = None
         self.class_cells: Dict[str, Dict[str, List[float]]] = {}
         self.sources: Dict[Tuple[str, str], str] = {}
+        # Cells without any detection (mmdet's CocoMetric returns {}).
+        self.empty: Set[str] = set()
 
     def add(self, path: str, name: str, severity: int,
             metrics: Dict[str, float],
@@ -78,8 +81,8 @@ class _Grid:
         numbers (mmdet repeats the clean cell under every corruption)."""
         key = (CLEAN_SEVERITY if severity == CLEAN_SEVERITY else name,
                str(severity))
-        where = 'clean' if severity == CLEAN_SEVERITY else f'{name}/' \
-            f'{severity}'
+        where = CLEAN if severity == CLEAN_SEVERITY else \
+            f'{name}/{severity}'
         old = self._get(key)
         if old is not None:
             if old != (metrics, per_class):
@@ -147,6 +150,13 @@ def _corruption(name: Any, path: str, layout: str) -> str:
     return name
 
 
+def _no_detection(cell: Any) -> bool:
+    """mmdet 3.x's evaluators return no metric at all for a cell without
+    any detection (pycocotools cannot load an empty result list); such a
+    cell scores AP 0, as ``tools/test_robust.py`` records it."""
+    return isinstance(cell, Mapping) and not cell
+
+
 def _layout_of(cell: Any) -> Optional[str]:
     """The layout one cell's value belongs to, or None."""
     if isinstance(cell, (list, tuple)) and cell and all(
@@ -192,6 +202,8 @@ def detect_layout(obj: Any, path: str) -> str:
                 path, f'{name!r} maps to a {type(per_sev).__name__}, not '
                 'to severities')
         for sev, cell in per_sev.items():
+            if _no_detection(cell):
+                continue
             found = _layout_of(cell)
             if found is None:
                 raise _unknown_layout(
@@ -322,7 +334,9 @@ def _read_into(grid: _Grid, path: str, dataset: str,
     obj = read_result_file(path)
     layout = detect_layout(obj, path)
     source = layout
+    robustdet_empty = []
     if layout == 'robustdet':
+        robustdet_empty = obj.get('empty_cells') or []
         cells = dict(obj.get('cells') or {})
         if obj.get('clean') is not None:
             cells = {_CLEAN_ONLY: {'0': obj['clean']}, **cells}
@@ -337,11 +351,17 @@ def _read_into(grid: _Grid, path: str, dataset: str,
                 raise RobustDetError(
                     f'{path}: corruption {_CLEAN_ONLY!r} (a clean-only '
                     f'run) has severity {severity}')
-            where = 'clean' if severity == CLEAN_SEVERITY else \
+            where = CLEAN if severity == CLEAN_SEVERITY else \
                 f'{name}/{severity}'
+            if _no_detection(cell):
+                grid.add(path, name, severity, {}, None)
+                grid.empty.add(where)
+                continue
             metrics, per_class = _cell_metrics(path, layout, cell, where,
                                                dataset, task)
             grid.add(path, name, severity, metrics, per_class)
+    if source == 'robustdet':
+        grid.empty.update(robustdet_empty)
     return source
 
 
@@ -397,7 +417,7 @@ def import_results(paths: Sequence[str],
                    task: Optional[str] = None,
                    overwrite: bool = False) -> Dict[str, Any]:
     """Import result files of one model into ``WORK_DIR/robustness.json``
-    and write its reports.
+    (its reports: :func:`robustdet.reports.write_reports`).
 
     Several files are merged (e.g. one per corruption group); a cell in
     two files must hold the same numbers. Every file is read and checked
@@ -416,7 +436,6 @@ def import_results(paths: Sequence[str],
     Returns:
         dict: The results written.
     """
-    from ..reports import write_reports
     if dataset not in DATASETS:
         raise RobustDetError(
             f'--dataset {dataset!r}: choose from {", ".join(DATASETS)}')
@@ -445,11 +464,11 @@ def import_results(paths: Sequence[str],
         imported=imported)
     results['clean'] = grid.clean
     results['cells'] = ordered_cells(grid.cells)
+    results['empty_cells'] = sorted(grid.empty)
     per_class = _per_class(grid, layouts)
     if per_class is not None:
         results['per_class'] = per_class
     refresh_summary(results)
     os.makedirs(work_dir, exist_ok=True)
     save_results(results, results_path(work_dir))
-    write_reports(results, work_dir)
     return results

@@ -90,9 +90,10 @@ def main():
         *sev, '--cfg-options', 'model.backbone.init_cfg._delete_=True',
         'model.backbone.init_cfg.type=None'
     ], env, allow_fail=True)
-    # mmdet 3.3's robustness_eval expects mmdet 2 metric keys ('bbox_mAP')
-    # and crashes with KeyError after the last cell. The per-cell results
-    # are saved before that; the run counts if they are all there.
+    # mmdet 3.3's final aggregation (robustness_eval) crashes with
+    # KeyError: 'bbox_mAP' when a cell had no detection (CocoMetric
+    # returns {} then). The per-cell results are saved before that; the
+    # run counts if they are all there.
     pkl = osp.splitext(mmdet_out)[0] + '_results.pkl'
     theirs = {}
     if osp.exists(pkl):
