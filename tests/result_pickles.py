@@ -56,3 +56,16 @@ def published_like(tmp_path, row):
     grid = paper_grid(coco_eval(row.P / 100), cell)
     return write_file(tmp_path / 'faster_rcnn_r50_fpn_1x_coco_results.pkl',
                       dumps_py2(grid))
+
+
+def voc_like(path, row):
+    """A Python 2 VOC pickle whose per-class AP50 give the row's P and
+    P * rPC (the paper's convention), classes losing unequally: strong
+    classes keep more, so mmdet's class-mean rPC is another number."""
+    p = np.linspace(row.P - 10, row.P + 10, 20) / 100
+    # keep_c = rPC * (1 + d_c) with sum(p_c * d_c) = 0
+    keep = row.rPC / 100 * (1 + 2 * (p - (p * p).sum() / p.sum()))
+    grid = paper_grid([{'ap': np.float32(v)} for v in p],
+                      lambda n, s: [{'ap': np.float32(v * k)}
+                                    for v, k in zip(p, keep)])
+    path.write_bytes(dumps_py2(grid))

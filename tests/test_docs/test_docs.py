@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import os.path as osp
+import pickle
 import re
 import shutil
 import subprocess
@@ -34,10 +35,13 @@ from demo_data.foggy import write_foggy_cityscapes
 from demo_data.styles import write_style_images
 from demo_data.video import generate_video_demo
 from robustdet.apis.results import RESULTS_FILE, load_results
+from robustdet.baselines import baseline_rows, get_baseline
 from robustdet.corruptions.table import CORRUPTIONS
+from robustdet.evaluation import class_mean_rpc
 from robustdet.video.table import CLIP_CORRUPTION_NAMES
 from tests.conftest import (DEMO_CONFIGS, REPO, SMALL_DEMO_SHA256,
                             replace_data_root, sha256_tree, small_config)
+from tests.result_pickles import published_like, voc_like
 from tests.test_docs.pages import ForkedPython, bash_blocks, run_page
 
 
@@ -216,6 +220,63 @@ def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
     written = sorted(os.listdir(runs / 'coco-c' / 'defocus_blur' / '3'))
     assert written == sorted(os.listdir(osp.join(demo_dir, 'coco',
                                                  'val2017')))
+
+
+def test_baselines(demo_checkpoint, tmp_path, forked):
+    """The tools of the page on generated files in each tool's layout:
+    the paper's (Python 2) COCO and VOC pickles matching the published
+    rows, an mmdet 3.x pickle, and a demo run."""
+    config, ckpt = demo_checkpoint
+    bench = tmp_path / 'robust-detection-benchmark'
+    (bench / 'results' / 'coco').mkdir(parents=True)
+    (bench / 'raw-data' / 'pascal_voc').mkdir(parents=True)
+    faster = get_baseline(
+        'michaelis2019/coco/faster-rcnn_r50_fpn/standard/bbox')
+    paper = published_like(bench / 'results' / 'coco', faster)
+    voc = bench / 'raw-data' / 'pascal_voc' / \
+        'faster_rcnn_r50_fpn_1x_voc0712_results.pkl'
+    voc_like(voc, get_baseline(
+        'michaelis2019/voc/faster-rcnn_r50_fpn/standard/bbox'))
+    mmdet = tmp_path / 'mmdet_results.pkl'
+    mmdet.write_bytes(pickle.dumps({
+        'gaussian_noise': {0: {'coco/bbox_mAP': 0.4},
+                           1: {'coco/bbox_mAP': 0.2}}}))
+    scratch = _scratch(tmp_path)
+    ran = run_page('docs/baselines.md',
+                   dict(CONFIG=config, CKPT=ckpt, PAPER=paper, VOC=voc,
+                        MMDET=mmdet, BENCHMARK=bench),
+                   str(scratch), forked)
+    imported = ran[0].stdout
+    assert 'coco/bbox_mAP: P 36.3  mPC 18.2  rPC 50.2 %' in imported
+    assert 'coco/bbox_mAP: P 40.0  mPC 20.0  rPC 50.0 %' in imported
+    assert 'incomplete grid: 1 of 75' in imported
+    # VOC: the paper's rPC, and mmdet's beside it with its own name
+    text = ran[1].stdout
+    assert 'pascal_voc/mAP: P 80.5  mPC 48.6  rPC 60.4 %  (mean of ' \
+        "per-class ratios, as mmdet's robustness_eval: " in text
+    assert 'robustness_eval: 60.4 %' not in text
+    compare = ran[2].stdout
+    assert '| demo |' in compare and 'paper Faster R-CNN' in compare
+    assert '18.2' in compare and 'missing' in compare
+    for ext in ('md', 'csv', 'json', 'png'):
+        assert (scratch / 'work_dirs' / 'compare' / f'compare.{ext}').stat(
+        ).st_size > 0
+    assert ran[3].stdout.splitlines()[-1] == '2 files: all as published'
+    # The leaderboard table and the example are the library's.
+    assert [row.split('|')[1:5] for row in _table_rows('docs/baselines.md')
+            if row.startswith('| `michaelis2019')] == [
+        [f' `{r.name}` ', f' {r.P:.1f} ', f' {r.mPC:.1f} ',
+         f' {r.rPC:.1f}{" †" if r.note else ""} ']
+        for r in baseline_rows()]
+    for block in _python_blocks('docs/baselines.md'):
+        exec(compile(block, 'docs/baselines.md', 'exec'), {})
+    # The two conventions' worked example.
+    assert class_mean_rpc([0.9, 0.5], {'fog': {'1': [0.6, 0.2]}}) == \
+        pytest.approx((0.6 / 0.9 + 0.2 / 0.5) / 2)
+    with open(osp.join(REPO, 'docs', 'baselines.md'), encoding='utf-8') as f:
+        page = f.read()
+    assert f'{100 * 0.4 / 0.7:.1f} %' in page
+    assert f'{100 * (0.6 / 0.9 + 0.2 / 0.5) / 2:.1f} %' in page
 
 
 def test_corruptions(demo_dir, tmp_path, forked):

@@ -4,26 +4,16 @@ layout of the paper's benchmark repository (no network here to fetch the
 real ones): rows that match pass, a file that does not is named."""
 import os.path as osp
 
-import numpy as np
-
 from robustdet.baselines import get_baseline
 from tests.conftest import REPO
 from tests.py2_pickle import dumps_py2
-from tests.result_pickles import coco_eval, paper_grid, published_like
+from tests.result_pickles import (coco_eval, paper_grid, published_like,
+                                  voc_like)
 from tests.tool_process import run_tool
 
 FASTER = 'michaelis2019/coco/faster-rcnn_r50_fpn/standard/bbox'
 VOC = 'michaelis2019/voc/faster-rcnn_r50_fpn/standard/bbox'
 
-
-def _voc_like(path, row):
-    """Per-class AP50 whose class means give the row's P and P * rPC."""
-    p = np.linspace(row.P - 10, row.P + 10, 20) / 100
-    ratio = row.rPC / 100
-    grid = paper_grid([{'ap': np.float32(v)} for v in p],
-                       lambda n, s: [{'ap': np.float32(v * ratio)}
-                                     for v in p])
-    path.write_bytes(dumps_py2(grid))
 
 
 def test_published_layout(tmp_path):
@@ -33,7 +23,7 @@ def test_published_layout(tmp_path):
     (repo / 'results' / 'cityscapes').mkdir(parents=True)
     coco = published_like(repo / 'results' / 'coco', get_baseline(FASTER))
     assert osp.basename(coco) == 'faster_rcnn_r50_fpn_1x_coco_results.pkl'
-    _voc_like(repo / 'raw-data' / 'pascal_voc' /
+    voc_like(repo / 'raw-data' / 'pascal_voc' /
               'faster_rcnn_r50_fpn_1x_voc0712_results.pkl', get_baseline(VOC))
     # Cityscapes Faster R-CNN published 36.4 / 12.2: this one is not.
     city = repo / 'results' / 'cityscapes' / \
