@@ -70,7 +70,9 @@ class _Grid:
         self.cells: Dict[str, Dict[str, Dict[str, float]]] = {}
         self.class_clean: Optional[List[float]] = None
         self.class_cells: Dict[str, Dict[str, List[float]]] = {}
-        self.sources: Dict[Tuple[str, str], str] = {}
+        # cell key -> (metrics, per-class AP), and the file it came from
+        self.stored: Dict[str, Tuple[Any, Any]] = {}
+        self.sources: Dict[str, str] = {}
         # Cells without any detection (mmdet's CocoMetric returns {}).
         self.empty: Set[str] = set()
 
@@ -79,41 +81,27 @@ class _Grid:
             per_class: Optional[List[float]] = None) -> None:
         """Store one cell; the same cell twice must hold the same
         numbers (mmdet repeats the clean cell under every corruption)."""
-        key = (CLEAN_SEVERITY if severity == CLEAN_SEVERITY else name,
-               str(severity))
-        where = CLEAN if severity == CLEAN_SEVERITY else \
-            f'{name}/{severity}'
-        old = self._get(key)
-        if old is not None:
-            if old != (metrics, per_class):
+        key = CLEAN if severity == CLEAN_SEVERITY else f'{name}/{severity}'
+        if key in self.stored:
+            if self.stored[key] != (metrics, per_class):
                 raise RobustDetError(
-                    f'{path}: the {where} results differ from those of '
+                    f'{path}: the {key} results differ from those of '
                     f'{self.sources[key]}')
             return
-        self.sources[key] = f'{path} ({where})'
+        self.stored[key] = (metrics, per_class)
+        self.sources[key] = path
         if severity == CLEAN_SEVERITY:
             self.clean, self.class_clean = metrics, per_class
-        else:
-            self.cells.setdefault(name, {})[str(severity)] = metrics
-            if per_class is not None:
-                self.class_cells.setdefault(name,
-                                            {})[str(severity)] = per_class
-
-    def _get(self, key):
-        if key not in self.sources:
-            return None
-        name, sev = key
-        if name == CLEAN_SEVERITY:
-            return self.clean, self.class_clean
-        return (self.cells[name][sev],
-                self.class_cells.get(name, {}).get(sev))
+            return
+        self.cells.setdefault(name, {})[str(severity)] = metrics
+        if per_class is not None:
+            self.class_cells.setdefault(name, {})[str(severity)] = per_class
 
 
 def _number(value: Any, path: str, where: str, allow_undefined: bool) -> float:
     """An AP value as float: a real number in [0, 1], or -1 (pycocotools'
     "undefined", e.g. no large objects) where ``allow_undefined``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and \
-            not hasattr(value, '__float__'):
+    if isinstance(value, bool) or not hasattr(value, '__float__'):
         raise RobustDetError(
             f'{path}: {where} is {type(value).__name__}, not a number')
     value = float(value)

@@ -121,6 +121,22 @@ def test_mmdet3_pickle_partial_grid_names_what_is_missing(tmp_path):
     assert 'fog/2,4-5' in md and 'jpeg_compression/1-5' in md
 
 
+def test_corruptions_go_by_name_not_position(tmp_path):
+    """mmdet's robustness_eval averages the first 15 corruptions of a
+    file; robustdet the benchmark's, wherever they are."""
+    order = list(CORRUPTION_NAMES[15:]) + list(CORRUPTION_NAMES[:15])
+    grid = paper_grid(
+        coco_eval(0.4),
+        lambda n, s: coco_eval(0.1 if n in BENCHMARK_CORRUPTIONS else 0.3),
+        names=order)
+    path = write_file(tmp_path / 'holdout_first.pkl', dumps_py2(grid))
+    results = import_results([path], 'coco', str(tmp_path / 'run'))
+    summary = results['summary']['coco/bbox_mAP']
+    assert summary['mPC'] == pytest.approx(0.1)
+    assert summary['mPC_holdout'] == pytest.approx(0.3)
+    assert list(results['cells']) == list(CORRUPTION_NAMES)
+
+
 def test_files_of_one_model_merge(tmp_path):
     def cell(name, sev):
         return coco_eval(0.1 * sev / 5 + 0.05)
