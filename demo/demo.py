@@ -4,7 +4,10 @@
 1. generate the demo dataset (COCO, VOC and Cityscapes layouts);
 2. train the tiny demo Faster R-CNN once (cached under the work dir);
 3. benchmark it under all 19 corruptions x 5 severities with
-   ``tools/test_robust.py`` (resumable: a rerun skips finished cells);
+   ``tools/test_robust.py`` (resumable: a rerun skips finished cells), and
+   put it beside the published COCO rows of Michaelis et al. 2019
+   (``tools/compare_results.py``; the demo data are synthetic shapes, not
+   COCO: this shows the table, not a ranking);
 4. score it with pm-k on the synthetic video neighbour sets
    (``tools/test_pmk.py``);
 5. stylized training (Michaelis et al. 2019): stylize the training set
@@ -102,6 +105,11 @@ def main():
         print('\n' + f.read())
     print(f'[demo] robustness benchmark took {took / 60:.1f} min; report: '
           f'{report}')
+    run(['python', 'tools/compare_results.py',
+         f'demo={osp.join(robust_dir, "robustness.json")}', '--dataset',
+         'coco', '--out-dir', osp.join(args.work_dir, 'compare')])
+    print('[demo] the demo detector (synthetic shapes, not COCO) beside '
+          'the published COCO rows: docs/baselines.md')
     took = run(['python', 'tools/test_pmk.py', PMK_CONFIG, ckpt,
                 '--work-dir', osp.join(args.work_dir, 'pmk')])
     print(f'[demo] pm-k on the synthetic video neighbour sets took '
