@@ -6,12 +6,16 @@ import collections
 import os
 import pickle
 import pickletools
+import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from robustdet.utils.errors import RobustDetError
 from robustdet.utils.safe_pickle import load_pickle, loads_pickle
+from tests.conftest import REPO
 from tests.py2_pickle import dumps_py2
 
 
@@ -127,3 +131,75 @@ def test_broken_files_give_one_line(tmp_path, content, words):
 def test_missing_file(tmp_path):
     with pytest.raises(RobustDetError, match='cannot read it'):
         load_pickle(str(tmp_path / 'none.pkl'))
+
+
+def _u(text):
+    """BINUNICODE: a str in a protocol-2 pickle."""
+    data = text.encode()
+    return b'X' + struct.pack('<I', len(data)) + data
+
+
+_F8 = b'cnumpy\ndtype\n' + _u('f8') + b'\x89\x88\x87R'
+_O8 = b'cnumpy\ndtype\n' + _u('O8') + b'\x89\x88\x87R'
+
+
+def _state(order, flags):
+    """BUILD a dtype with this byte order and flags."""
+    return (b'(K\x03' + _u(order) + b'NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xff'
+            + b'K' + bytes([flags]) + b'tb')
+
+
+# Pickles that name only allowed globals but make numpy read 8 bytes as an
+# object pointer: a crash, or the call of any function whose address is
+# known, if the objects they build were taken as they are.
+PAYLOADS = {
+    # an object dtype whose state clears its "holds objects" flag, then a
+    # scalar of it from 8 raw bytes
+    'object dtype': (b'\x80\x02cnumpy._core.multiarray\nscalar\n' + _O8 +
+                     _state('|', 0) + b'C\x08AAAAAAAA\x86R.'),
+    # a float dtype whose state claims it holds objects (numpy itself
+    # refuses the scalar; the other three crashed the former loader)
+    'dtype state': (b'\x80\x02cnumpy._core.multiarray\nscalar\n' + _F8 +
+                    _state('<', 0x3f) + b'C\x08AAAAAAAA\x86R.'),
+    # an array whose state gives it that object dtype
+    'array state': (b'\x80\x02cnumpy._core.multiarray\n_reconstruct\n'
+                    b'cnumpy\nndarray\nK\x00\x85C\x01b\x87R'
+                    b'(K\x01K\x01\x85' + _O8 + _state('|', 0) +
+                    b'\x89C\x08AAAAAAAAtb.'),
+    # protocol 5's array reconstructor with that object dtype
+    'frombuffer': (b'\x80\x02cnumpy._core.numeric\n_frombuffer\n'
+                   b'(C\x08AAAAAAAA' + _O8 + _state('|', 0) +
+                   b'K\x01\x85' + _u('C') + b'tR.'),
+}
+
+
+@pytest.mark.parametrize('name', sorted(PAYLOADS))
+def test_crafted_numpy_objects_refused(tmp_path, name):
+    path = tmp_path / 'payload.pkl'
+    path.write_bytes(PAYLOADS[name])
+    # In a child process: a crash must fail the test, not end the run.
+    code = ('import sys\n'
+            'from robustdet.utils.errors import RobustDetError\n'
+            'from robustdet.utils.safe_pickle import load_pickle\n'
+            'try:\n'
+            f'    load_pickle({str(path)!r})\n'
+            'except RobustDetError as e:\n'
+            '    print(e)\n'
+            '    sys.exit(0)\n'
+            'sys.exit(5)\n')
+    proc = subprocess.run([sys.executable, '-c', code], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert 'refusing to unpickle' in proc.stdout, proc.stdout
+    assert 'numpy dtype' in proc.stdout, proc.stdout
+
+
+def test_plain_arrays_and_scalars_of_every_byte_order_load():
+    obj = [np.float64(1.5), np.dtype('>i4').type(7), np.array(
+        [1, 2], dtype='>u2'), np.array(['ab'], dtype='U2'), np.bool_(True),
+           np.dtype('>f4')]
+    for protocol in (2, 5):
+        data = pickle.dumps(obj, protocol=protocol)
+        back, plain = loads_pickle(data), pickle.loads(data)
+        assert [repr(x) for x in back] == [repr(x) for x in plain]
+        assert back[2].dtype == plain[2].dtype and back[5] == np.dtype('>f4')
