@@ -23,6 +23,12 @@ _CITY = 'michaelis2019/cityscapes/'
 PUBLISHED = {
     'faster_rcnn_r50_fpn_1x_coco_results.pkl':
     ('coco', [_COCO + 'faster-rcnn_r50_fpn/standard/bbox']),
+    # the same models under the repository's shorter names
+    'faster_rcnn_r50_fpn_1x_results.pkl':
+    ('coco', [_COCO + 'faster-rcnn_r50_fpn/standard/bbox']),
+    'mask_rcnn_r50_fpn_1x_results.pkl':
+    ('coco', [_COCO + 'mask-rcnn_r50_fpn/standard/bbox',
+              _COCO + 'mask-rcnn_r50_fpn/standard/segm']),
     'faster_rcnn_r50_fpn_1x_scoco_results.pkl':
     ('coco', [_COCO + 'faster-rcnn_r50_fpn/stylized/bbox']),
     'faster_rcnn_r50_fpn_1x_cocoscoco_results.pkl':

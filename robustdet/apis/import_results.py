@@ -75,6 +75,9 @@ class _Grid:
         self.sources: Dict[str, str] = {}
         # Cells without any detection (mmdet's CocoMetric returns {}).
         self.empty: Set[str] = set()
+        # A robustdet file's per_class entry and name, carried over.
+        self.source_classes: Optional[Mapping] = None
+        self.source_name: Optional[str] = None
 
     def add(self, path: str, name: str, severity: int,
             metrics: Dict[str, float],
@@ -82,14 +85,16 @@ class _Grid:
         """Store one cell; the same cell twice must hold the same
         numbers (mmdet repeats the clean cell under every corruption)."""
         key = CLEAN if severity == CLEAN_SEVERITY else f'{name}/{severity}'
+        here = f'{path} ({name})' if key == CLEAN else path
         if key in self.stored:
             if self.stored[key] != (metrics, per_class):
                 raise RobustDetError(
-                    f'{path}: the {key} results differ from those of '
+                    f'{here}: the {key} results differ from those in '
                     f'{self.sources[key]}')
             return
+        self._check_like_others(here, key, metrics, per_class)
         self.stored[key] = (metrics, per_class)
-        self.sources[key] = path
+        self.sources[key] = here
         if severity == CLEAN_SEVERITY:
             self.clean, self.class_clean = metrics, per_class
             return
@@ -97,11 +102,33 @@ class _Grid:
         if per_class is not None:
             self.class_cells.setdefault(name, {})[str(severity)] = per_class
 
+    def _check_like_others(self, here: str, key: str,
+                           metrics: Dict[str, float],
+                           per_class: Optional[List[float]]) -> None:
+        """Every cell with detections holds the same metrics (and as many
+        classes): a mean over cells must not silently average fewer."""
+        for other, (m, c) in self.stored.items():
+            if not m or not metrics:
+                continue  # no detection: filled in from the others
+            if set(m) != set(metrics):
+                raise RobustDetError(
+                    f'{here}: cell {key} has the metrics '
+                    f'{", ".join(sorted(metrics))}, cell {other} of '
+                    f'{self.sources[other]} has {", ".join(sorted(m))}')
+            if (c is None) != (per_class is None) or (
+                    c is not None and len(c) != len(per_class)):
+                raise RobustDetError(
+                    f'{here}: cell {key} has '
+                    f'{len(per_class or [])} classes, cell {other} of '
+                    f'{self.sources[other]} {len(c or [])}')
+            return
+
 
 def _number(value: Any, path: str, where: str, allow_undefined: bool) -> float:
     """An AP value as float: a real number in [0, 1], or -1 (pycocotools'
     "undefined", e.g. no large objects) where ``allow_undefined``."""
-    if isinstance(value, bool) or not hasattr(value, '__float__'):
+    if isinstance(value, bool) or not hasattr(value, '__float__') or \
+            getattr(value, 'ndim', 0):
         raise RobustDetError(
             f'{path}: {where} is {type(value).__name__}, not a number')
     value = float(value)
@@ -203,6 +230,8 @@ def detect_layout(obj: Any, path: str) -> str:
                     f'{layout}')
             layout = found
     if layout is None:
+        if any(per_sev for per_sev in obj.values()):
+            return 'mmdet3'  # every cell without detection: {}
         raise _unknown_layout(path, 'no cells')
     return layout
 
@@ -242,10 +271,12 @@ def _task_filter(path: str, metrics: Dict[str, float],
                  task: Optional[str], where: str) -> Dict[str, float]:
     if task is None:
         return metrics
+    # PASCAL VOC metrics are box AP; mmdet's CityScapesMetric's mask AP.
+    implied = dict(pascal_voc='bbox', cityscapes='segm')
     kept = {
         k: v
         for k, v in metrics.items()
-        if f'/{task}_' in k or k.startswith('pascal_voc/')
+        if f'/{task}_' in k or implied.get(k.split('/')[0]) == task
     }
     if not kept:
         raise RobustDetError(
@@ -324,7 +355,11 @@ def _read_into(grid: _Grid, path: str, dataset: str,
     source = layout
     robustdet_empty = []
     if layout == 'robustdet':
+        _check_robustdet(obj, path)
         robustdet_empty = obj.get('empty_cells') or []
+        grid.source_name = grid.source_name or obj.get('name')
+        if obj.get('per_class'):
+            _add_per_class(grid, obj['per_class'], path)
         cells = dict(obj.get('cells') or {})
         if obj.get('clean') is not None:
             cells = {_CLEAN_ONLY: {'0': obj['clean']}, **cells}
@@ -347,15 +382,51 @@ def _read_into(grid: _Grid, path: str, dataset: str,
                 continue
             metrics, per_class = _cell_metrics(path, layout, cell, where,
                                                dataset, task)
+            if source == 'robustdet':
+                per_class = _class_values(grid, name, severity)
             grid.add(path, name, severity, metrics, per_class)
     if source == 'robustdet':
         grid.empty.update(robustdet_empty)
     return source
 
 
+def _check_robustdet(obj: Mapping, path: str) -> None:
+    """A robustdet results file holds ``{name: {severity: {metric:
+    value}}}`` cells and a ``{metric: value}`` clean entry."""
+    cells, clean = obj.get('cells'), obj.get('clean')
+    ok = isinstance(cells, Mapping) and all(
+        isinstance(per_sev, Mapping) and all(
+            isinstance(m, Mapping) for m in per_sev.values())
+        for per_sev in cells.values())
+    if not ok or not (clean is None or isinstance(clean, Mapping)):
+        raise _unknown_layout(
+            path, 'format robustdet.robustness/1 but its clean / cells '
+            'are not mappings of metrics')
+
+
+def _add_per_class(grid: _Grid, per_class: Any, path: str) -> None:
+    """Per-class AP of a robustdet file (from an earlier VOC import),
+    kept aside to be stored with each cell."""
+    if not isinstance(per_class, Mapping) or not isinstance(
+            per_class.get('cells'), Mapping):
+        raise _unknown_layout(path, 'its per_class entry is not a mapping')
+    grid.source_classes = per_class
+
+
+def _class_values(grid: _Grid, name: str,
+                  severity: int) -> Optional[List[float]]:
+    """The per-class AP of a cell of a robustdet file, if it has them."""
+    source = grid.source_classes
+    if not source:
+        return None
+    if severity == CLEAN_SEVERITY:
+        return source.get('clean')
+    return source['cells'].get(name, {}).get(str(severity))
+
+
 def _per_class(grid: _Grid, layouts: List[str]) -> Optional[Dict[str, Any]]:
     """The per-class AP50 of a VOC import (when every file had it)."""
-    if grid.class_clean is None or any(lay != 'mmdet2-voc'
+    if grid.class_clean is None or any(lay not in ('mmdet2-voc', 'robustdet')
                                        for lay in layouts):
         return None
     n = len(grid.class_clean)
@@ -381,7 +452,10 @@ def _identity(paths: Sequence[str], layouts: Sequence[str]
             'robustdet results cannot be merged with results of other '
             f'tools ({", ".join(paths)}); import them separately')
     first = load_results(paths[0])
-    identity = {k: first.get(k) for k in IDENTITY_KEYS if k in first}
+    identity = {k: first.get(k) for k in IDENTITY_KEYS}
+    for key in ('video_clips', 'ground_truth'):  # defaults if left out
+        if identity[key] is None:
+            del identity[key]
     for path in paths[1:]:
         check_same_run(load_results(path), identity, path,
                        f'it cannot be merged with {paths[0]}')
@@ -448,7 +522,8 @@ def import_results(paths: Sequence[str],
     results = new_results(
         identity,
         **extra,
-        name=name or osp.basename(osp.normpath(work_dir)),
+        name=name or grid.source_name or osp.basename(
+            osp.normpath(work_dir)),
         imported=imported)
     results['clean'] = grid.clean
     results['cells'] = ordered_cells(grid.cells)

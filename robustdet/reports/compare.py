@@ -100,8 +100,18 @@ def run_name(results: Dict[str, Any], path: str) -> str:
 
 
 def guess_dataset(results: Dict[str, Any]) -> str:
-    """``'voc'`` if the results hold ``pascal_voc/`` metrics, else
-    ``'coco'`` (Cityscapes runs have COCO metric keys too)."""
+    """The dataset an imported run records, else ``'voc'`` if the
+    results hold ``pascal_voc/`` metrics, else ``'coco'`` (Cityscapes runs
+    have COCO metric keys too).
+
+    Args:
+        results (dict): A run's results.
+
+    Returns:
+        str: ``'coco'``, ``'voc'`` or ``'cityscapes'``.
+    """
+    if (results.get('imported') or {}).get('dataset'):
+        return results['imported']['dataset']
     keys = set(results.get('clean') or {})
     keys.update(results.get('summary') or {})
     for per_sev in results.get('cells', {}).values():
@@ -351,7 +361,7 @@ def table_markdown(data: Dict[str, Any]) -> str:
     for i, row in enumerate(notes, 1):
         w(f'{"†" * i} {row["label"]}: {row["note"]}\n\n')
     if class_mean:
-        w(f'{CLASS_MEAN_COLUMN}: the mean over the 20 classes of the '
+        w(f'{CLASS_MEAN_COLUMN}: the mean over the classes of the '
           "per-class rPC (mmdet's robustness_eval); rPC is mPC / P of the "
           'class-averaged AP.\n\n')
     # The citations of the published rows and those their notes name.

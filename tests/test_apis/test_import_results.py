@@ -157,7 +157,7 @@ def test_files_of_one_model_merge(tmp_path):
                         names=BENCHMARK_CORRUPTIONS[:1])
     clash = write_file(tmp_path / 'clash.pkl', pickle.dumps(other, protocol=2))
     with pytest.raises(RobustDetError, match='gaussian_noise/1 results '
-                       'differ from those of .*noise.pkl'):
+                       'differ from those in .*noise.pkl'):
         import_results([paths[0], clash], 'coco', str(tmp_path / 'run2'))
     assert not (tmp_path / 'run2').exists()
 
@@ -265,6 +265,55 @@ def test_bad_input_one_line_nothing_written(tmp_path):
         import_results([write_file(tmp_path / 'l.pkl', cases[4][0])], 'coco',
                        str(tmp_path / 'l'))
     assert all(k in str(info.value) for k in LAYOUTS), unknown
+
+
+def test_inconsistent_files_refused(tmp_path):
+    """Cells that would make a mean average fewer values, or a clean cell
+    repeated with other numbers, give one line naming both places."""
+    def fail(obj, words, dataset='coco'):
+        path = write_file(tmp_path / 'x.pkl', pickle.dumps(obj, protocol=2))
+        with pytest.raises(RobustDetError) as info:
+            import_results([path], dataset, str(tmp_path / 'run'))
+        assert words in str(info.value), str(info.value)
+        assert '\n' not in str(info.value)
+        assert not (tmp_path / 'run').exists()
+
+    segm_missing = paper_grid(
+        coco_eval(0.4, segm=0.3),
+        lambda n, s: coco_eval(0.2, segm=None if s == 5 else 0.1),
+        names=['fog'])
+    fail(segm_missing, 'cell fog/5 has the metrics coco/bbox_mAP')
+    voc, _ = _voc_grid(np.random.default_rng(2), 3)
+    voc['fog'][2] = voc['fog'][2][:2]
+    fail(voc, 'has 2 classes', 'voc')
+    voc, _ = _voc_grid(np.random.default_rng(2), 3)
+    voc['fog'][1] = [{'ap': np.zeros(3, np.float32)}] * 3
+    fail(voc, 'is ndarray, not a number', 'voc')
+    clean = paper_grid(coco_eval(0.4), lambda n, s: coco_eval(0.2),
+                       names=['fog', 'snow'])
+    clean['snow'][0] = coco_eval(0.41)
+    fail(clean, '(snow): the clean results differ from those in')
+    fail({'format': 'robustdet.robustness/1', 'cells': {'fog': [1]}},
+         'are not mappings of metrics')
+
+
+def test_all_cells_without_detection_and_voc_reimport(tmp_path):
+    empty = {'fog': {0: {}, 3: {}}}
+    path = write_file(tmp_path / 'empty.pkl', pickle.dumps(empty))
+    results = import_results([path], 'coco', str(tmp_path / 'empty'))
+    assert results['empty_cells'] == ['clean', 'fog/3']
+    # A VOC import imported again keeps its per-class AP and name.
+    grid, _ = _voc_grid(np.random.default_rng(3))
+    path = write_file(tmp_path / 'voc.pkl', dumps_py2(grid))
+    first = import_results([path], 'voc', str(tmp_path / 'a'), name='mine')
+    again = import_results([str(tmp_path / 'a' / 'robustness.json')], 'voc',
+                           str(tmp_path / 'b'))
+    assert again['name'] == 'mine'
+    assert again['per_class'] == first['per_class']
+    assert again['summary'] == first['summary']
+    assert again['summary']['pascal_voc/mAP']['rPC_class_mean'] is not None
+    with pytest.raises(RobustDetError, match='bbox AP50 only|no segm'):
+        import_results([path], 'voc', str(tmp_path / 'c'), task='segm')
 
 
 def test_existing_work_dir_needs_overwrite(tmp_path):

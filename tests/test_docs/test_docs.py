@@ -229,11 +229,11 @@ def test_baselines(demo_checkpoint, tmp_path, forked):
     config, ckpt = demo_checkpoint
     bench = tmp_path / 'robust-detection-benchmark'
     (bench / 'results' / 'coco').mkdir(parents=True)
-    (bench / 'raw-data' / 'pascal_voc').mkdir(parents=True)
+    (bench / 'results' / 'pascal_voc').mkdir(parents=True)
     faster = get_baseline(
         'michaelis2019/coco/faster-rcnn_r50_fpn/standard/bbox')
     paper = published_like(bench / 'results' / 'coco', faster)
-    voc = bench / 'raw-data' / 'pascal_voc' / \
+    voc = bench / 'results' / 'pascal_voc' / \
         'faster_rcnn_r50_fpn_1x_voc0712_results.pkl'
     voc_like(voc, get_baseline(
         'michaelis2019/voc/faster-rcnn_r50_fpn/standard/bbox'))

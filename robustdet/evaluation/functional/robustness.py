@@ -126,8 +126,8 @@ def class_mean_rpc(clean: Sequence[float],
 
     Michaelis et al. 2019 (and :func:`robustness_summary`) divide the
     means instead: ``mean_c(mPC_c) / mean_c(P_c)``. Classes with
-    ``P_c = 0`` have no ratio and are left out (mmdet's mean becomes NaN
-    there).
+    ``P_c = 0`` have no ratio and are left out (mmdet's mean becomes inf
+    or NaN there).
 
     Args:
         clean (Sequence[float]): Clean AP50 per class.
