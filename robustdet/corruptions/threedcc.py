@@ -1,0 +1,519 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Six 3D Common Corruptions (Kar et al., CVPR 2022) for detection images.
+
+A re-implementation, from the published formulas and per-severity
+parameters, of six corruptions of 3D Common Corruptions (3DCC), whose
+generation scripts are ``create_3dcc/create_non3d.py``,
+``create_3dcc/create_fog.py`` and ``create_3dcc/create_dof.py`` of
+EPFL-VILAB/3DCommonCorruptions. No code of that repository (CC BY-NC) is
+used here.
+
+Three need only the image (:data:`DEPTH_FREE`):
+
+* ``low_light``: the image stretched from its own ``[min, max]`` to
+  ``[0, c]`` with gamma 2, ``c = 0.6 ... 0.2``, then the sensor noise of
+  the source (Poisson with 120 photons at full scale, then Gaussian with
+  std 0.018, both fixed: the source's noise at its severity 3).
+* ``iso_noise``: Poisson shot noise with 25 photons at full scale, then
+  Gaussian noise with std ``0.7 * (0.08, 0.12, 0.18, 0.26, 0.38)``.
+* ``color_quant``: posterize to 5 ... 1 bits (``PIL.ImageOps.posterize``:
+  the low bits set to zero).
+
+Three need a depth map (:data:`NEEDS_DEPTH`):
+
+* ``fog_3d``: ``I = img * t + A * (1 - t)`` with ``t = exp(-alpha * d)``,
+  ``alpha = 4 ... 20``, on normalised depth ``d`` (below) and the airlight
+  ``A`` the mean of the image over all pixels and channels (a grey).
+* ``near_focus`` and ``far_focus``: depth of field. The depth is cut at
+  its 0/8 ... 8/8 quantiles; each of the 9 quantile depths ``q`` gets the
+  image blurred by a Gaussian of std ``aperture * |q - f| / q`` (the
+  circle of confusion without magnification) with the focus depth ``f``
+  the 0/8 quantile (near focus, aperture ``severity + 2``) or the 7/8
+  quantile (far focus, aperture ``severity + 0.5``), and each pixel blends
+  the two blurred images of the quantiles around its depth with weights
+  ``1 - dist ** 2`` (``dist`` its distance to either, a fraction of the
+  gap).
+
+Depth normalisation: depth ``d`` (metres, or any positive scale: the
+result does not depend on the unit) is divided by the image's far depth
+``d_far``, the :data:`FAR_PERCENTILE`-th percentile of its valid values,
+and clipped to 1; unknown depth (``inf``, ``NaN``, 0 or negative: sky,
+invalid disparity) is far, 1. The source divided Taskonomy's depth by a
+fixed 15.6 m (8000 units of 1/512 m) and set the depths beyond it, and
+the invalid ones, to the largest depth below it; indoors that puts a
+scene's far end near 1 as here. A fixed 15.6 m on street scenes would
+leave nothing beyond 15 m visible at severity 1, and a per-image scale
+also serves depth predicted up to a scale (MiDaS), which the source used
+for its ImageNet and COCO versions. The focus blurs depend only on ratios
+of depths, so on the normalisation only through the depth given to
+unknown pixels.
+
+Image size: the source's blur stds are in pixels of its 512×512 Taskonomy
+images. Here they are multiplied by ``min(H, W) / 512``
+(:data:`REFERENCE_SIZE`), so the same scene blurs alike at any
+resolution; the kernel is then cut, as in the source, to
+``int(3 * std)`` taps, made odd.
+
+Randomness: ``np.random.default_rng(seed)`` only. ``low_light`` and
+``iso_noise`` draw, per pixel and channel, one value from the exact
+distribution of the source's Poisson-then-Gaussian-then-truncate chain
+(inverse CDF of the 256 x 256 transition matrix between grey levels);
+the source drew Poisson and Gaussian variates one after the other, which
+gives the same distribution at several times the cost.
+"""
+import functools
+import math
+from typing import Any, Dict, Optional, Tuple
+
+import cv2
+import numpy as np
+from scipy import special
+
+from ..utils.errors import RobustDetError
+
+DEPTH_FREE: Tuple[str, ...] = ('low_light', 'iso_noise', 'color_quant')
+NEEDS_DEPTH: Tuple[str, ...] = ('fog_3d', 'near_focus', 'far_focus')
+THREEDCC_NAMES: Tuple[str, ...] = DEPTH_FREE + NEEDS_DEPTH
+
+# Per-severity parameters, severity 1..5, as in the source:
+#   low_light:   (c, gamma, photons, gaussian std): stretch to [0, c] with
+#                gamma, then poisson_gaussian_noise at the source's
+#                severity 3: 10 * 12 photons, std 0.1 * 0.18.
+#   iso_noise:   (photons, gaussian std): std 0.7 * (.08, .12, .18, .26,
+#                .38).
+#   color_quant: bits kept, 6 - severity.
+#   fog_3d:      alpha, the extinction per unit of normalised depth.
+#   near_focus, far_focus: (aperture, index of the focus quantile among
+#                the 9 quantiles 0/8 ... 8/8); aperture severity + 2 and,
+#                for far focus, that minus 1.5.
+THREEDCC_PARAMS: Dict[str, Tuple[Any, ...]] = {
+    'low_light': ((0.6, 2.0, 120, 0.018), (0.5, 2.0, 120, 0.018),
+                  (0.4, 2.0, 120, 0.018), (0.3, 2.0, 120, 0.018),
+                  (0.2, 2.0, 120, 0.018)),
+    'iso_noise': ((25, 0.056), (25, 0.084), (25, 0.126), (25, 0.182),
+                  (25, 0.266)),
+    'color_quant': (5, 4, 3, 2, 1),
+    'fog_3d': (4.0, 8.0, 12.0, 16.0, 20.0),
+    'near_focus': ((3.0, 0), (4.0, 0), (5.0, 0), (6.0, 0), (7.0, 0)),
+    'far_focus': ((1.5, 7), (2.5, 7), (3.5, 7), (4.5, 7), (5.5, 7)),
+}
+
+# Whether the pixels depend on the seed.
+THREEDCC_STOCHASTIC: Dict[str, bool] = {
+    'low_light': True,
+    'iso_noise': True,
+    'color_quant': False,
+    'fog_3d': False,
+    'near_focus': False,
+    'far_focus': False,
+}
+
+# The side, in pixels, the source's blur stds refer to (Taskonomy).
+REFERENCE_SIZE = 512
+# The depth that normalises to 1: this percentile of the valid depths.
+FAR_PERCENTILE = 99.0
+# Depth-of-field layers: the depth is cut at N_LAYERS + 1 quantiles.
+N_LAYERS = 8
+# Widened by this much (in normalised depth) at both ends, as the source.
+_QUANTILE_EPS = 1e-4
+# Normalised depth is clipped from below to this (keeps ratios finite).
+_MIN_NORMALISED_DEPTH = 1e-6
+# Wider Gaussian kernels are applied to a 2**k times smaller image.
+_MAX_DIRECT_KSIZE = 31
+
+# Inverse-CDF sampling: the top _GUIDE_BITS of a 32-bit uniform pick the
+# guide-table cell.
+_GUIDE_BITS = 12
+_LEVELS = 256
+
+_MIN_SIDE = 32
+
+
+def corrupt_3dcc(img: np.ndarray,
+                 name: str,
+                 severity: int,
+                 seed: int,
+                 depth: Optional[np.ndarray] = None) -> np.ndarray:
+    """Apply one of the six 3D Common Corruptions.
+
+    A pure function of its arguments: global RNG state is neither read
+    nor changed.
+
+    Args:
+        img (np.ndarray): RGB uint8 image, H×W×3, at least 32 pixels on
+            each side.
+        name (str): One of :data:`THREEDCC_NAMES`.
+        severity (int): 1-5.
+        seed (int): Seed in ``[0, 2**32)``; only ``low_light`` and
+            ``iso_noise`` use it (:data:`THREEDCC_STOCHASTIC`).
+        depth (np.ndarray, optional): H×W depth, metres or any positive
+            scale. Unknown depth (``inf``, ``NaN``, 0 or negative) is taken
+            as far. Needed by :data:`NEEDS_DEPTH`, ignored by the others.
+
+    Returns:
+        np.ndarray: The corrupted image, uint8 H×W×3.
+    """
+    _check_args(img, name, severity, seed)
+    img = np.ascontiguousarray(img)
+    params = THREEDCC_PARAMS[name][severity - 1]
+    if name == 'color_quant':
+        return _color_quant(img, params)
+    if name == 'low_light':
+        return _low_light(img, *params, np.random.default_rng(seed))
+    if name == 'iso_noise':
+        return _iso_noise(img, severity, np.random.default_rng(seed))
+    dn = _normalised_depth(depth, name, img.shape[:2])
+    if name == 'fog_3d':
+        return _fog_3d(img, dn, params)
+    aperture, focus_index = params
+    return _refocus(img, dn, aperture, focus_index)
+
+
+def depth_from_cityscapes_disparity(disparity_png: np.ndarray,
+                                    baseline: float,
+                                    fx: float) -> np.ndarray:
+    """Metric depth from a Cityscapes ``disparity/`` PNG.
+
+    A pixel value ``p > 0`` is the disparity ``(p - 1) / 256`` pixels;
+    ``p = 0`` is invalid. Depth is ``baseline * fx / disparity``; invalid
+    pixels and zero disparity (``p = 1``) get ``inf`` (unknown, which the
+    corruptions take as far).
+
+    Args:
+        disparity_png (np.ndarray): The PNG's H×W integer (uint16) values.
+        baseline (float): Stereo baseline in metres (``extrinsic.baseline``
+            of the image's ``camera/`` JSON, about 0.209).
+        fx (float): Focal length in pixels (``intrinsic.fx``, about 2262).
+
+    Returns:
+        np.ndarray: float32 H×W depth in metres, ``inf`` where unknown.
+    """
+    p = np.asarray(disparity_png)
+    if p.ndim != 2 or not np.issubdtype(p.dtype, np.integer):
+        raise RobustDetError(
+            f'a Cityscapes disparity map must be a 2-D integer (uint16) '
+            f'array, got {p.dtype} of shape {p.shape}')
+    for what, value in (('baseline', baseline), ('fx', fx)):
+        if not (isinstance(value, (int, float, np.number))
+                and math.isfinite(value) and value > 0):
+            raise RobustDetError(
+                f'{what} must be a positive number, got {value!r}')
+    depth = np.full(p.shape, np.inf, dtype=np.float32)
+    known = p > 1
+    disparity = (p[known].astype(np.float64) - 1.0) / 256.0
+    depth[known] = float(baseline) * float(fx) / disparity
+    return depth
+
+
+def _check_args(img: np.ndarray, name: str, severity: int,
+                seed: int) -> None:
+    if name not in THREEDCC_PARAMS:
+        raise RobustDetError(f'unknown 3DCC corruption {name!r}; valid: '
+                             f'{", ".join(THREEDCC_NAMES)}')
+    if (isinstance(severity, (bool, np.bool_))
+            or not isinstance(severity, (int, np.integer))
+            or not 1 <= severity <= 5):
+        raise RobustDetError(
+            f'severity {severity!r} out of range; valid: 1-5')
+    if (isinstance(seed, (bool, np.bool_))
+            or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed < 2**32):
+        raise RobustDetError(
+            f'seed must be an integer in [0, 2**32), got {seed!r}')
+    if (not isinstance(img, np.ndarray) or img.dtype != np.uint8
+            or img.ndim != 3 or img.shape[2] != 3):
+        got = (f'{img.dtype} of shape {img.shape}' if isinstance(
+            img, np.ndarray) else type(img).__name__)
+        raise RobustDetError(
+            f'{name} needs an RGB uint8 H×W×3 image, got {got}')
+    if min(img.shape[:2]) < _MIN_SIDE:
+        raise RobustDetError(
+            f'{name} needs an image at least {_MIN_SIDE} pixels on each '
+            f'side, got {img.shape[1]}×{img.shape[0]}')
+
+
+# ---------------------------------------------------------------------------
+# Depth-free corruptions
+
+
+def _color_quant(img: np.ndarray, bits: int) -> np.ndarray:
+    # Keep the top ``bits`` bits of every channel value.
+    mask = (0xFF << (8 - bits)) & 0xFF
+    return np.bitwise_and(img, np.uint8(mask))
+
+
+def _low_light(img: np.ndarray, c: float, gamma: float, photons: int,
+               std: float, rng: np.random.Generator) -> np.ndarray:
+    lo, hi = int(img.min()), int(img.max())
+    if hi == lo:
+        # The source divides by max - min; an image of one grey has no
+        # range, so it is stretched from [0, 255] instead.
+        lo, hi = 0, 255
+    levels = np.arange(_LEVELS, dtype=np.float64)
+    stretched = np.clip((levels - lo) / (hi - lo), 0.0, 1.0)**gamma * c
+    cdf = _noise_cdf(stretched, photons, std)
+    return _sample(img, _guide_table(cdf), rng)
+
+
+def _iso_noise(img: np.ndarray, severity: int,
+               rng: np.random.Generator) -> np.ndarray:
+    return _sample(img, _iso_noise_table(severity), rng)
+
+
+@functools.lru_cache(maxsize=5)
+def _iso_noise_table(severity: int) -> Tuple[np.ndarray, np.ndarray]:
+    photons, std = THREEDCC_PARAMS['iso_noise'][severity - 1]
+    levels = np.arange(_LEVELS, dtype=np.float64) / 255.0
+    tables = _guide_table(_noise_cdf(levels, photons, std))
+    for table in tables:
+        table.flags.writeable = False
+    return tables
+
+
+def _noise_cdf(signal: np.ndarray, photons: int, std: float) -> np.ndarray:
+    """The CDF of the output grey level for each input grey level.
+
+    For an input level whose signal is ``s`` in ``[0, 1]`` the source
+    computes ``floor(255 * clip(min(P / photons, 1) + N, 0, 1))`` with
+    ``P ~ Poisson(s * photons)`` and ``N ~ Normal(0, std)``.
+
+    Args:
+        signal (np.ndarray): (256,) signal of each input level.
+        photons (int): Photon count at full scale.
+        std (float): Std of the Gaussian noise.
+
+    Returns:
+        np.ndarray: (256, 256) float64 CDF over output levels, rows
+        nondecreasing and ending in 1.
+    """
+    lam = signal[:, None] * photons
+    counts = np.arange(photons, dtype=np.float64)
+    # P(P = k) for k < photons; every count >= photons clips to 1.
+    pmf = np.exp(
+        special.xlogy(counts, lam) - lam - special.gammaln(counts + 1))
+    tail = special.pdtrc(photons - 1, lam)
+    weights = np.concatenate([pmf, tail], axis=1)
+    means = np.append(counts / photons, 1.0)
+    # Output level <= k (k < 255) iff 255 * (mean + N) < k + 1.
+    upper = np.arange(1, _LEVELS, dtype=np.float64) / 255.0
+    gauss_cdf = special.ndtr((upper[None, :] - means[:, None]) / std)
+    cdf = np.empty((len(signal), _LEVELS))
+    cdf[:, :-1] = weights @ gauss_cdf
+    cdf[:, -1] = 1.0
+    np.clip(cdf, 0.0, 1.0, out=cdf)
+    return np.maximum.accumulate(cdf, axis=1)
+
+
+def _guide_table(cdf: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Tables to sample output levels by inverse CDF from 32-bit integers.
+
+    A uniform integer ``r`` in ``[0, 2**32)`` maps to the output level
+    ``#{k : cdf[v, k] <= r / 2**32}``. For the cell ``r >> 20`` the guide
+    table holds that count at the cell's start; its top bit marks cells in
+    which the count changes, which are resolved exactly by a binary
+    search.
+
+    Args:
+        cdf (np.ndarray): (256, 256) CDF per input level.
+
+    Returns:
+        tuple[np.ndarray, np.ndarray]: The flat guide table (uint16, 256
+        rows of 2**12 cells) and the sorted int64 search keys
+        ``(v << 33) + ceil(cdf[v, k] * 2**32)``.
+    """
+    cells = 1 << _GUIDE_BITS
+    shift = 32 - _GUIDE_BITS
+    # Integer thresholds: cdf <= r / 2**32 iff thresh <= r (r integer).
+    thresh = np.ceil(cdf * 2.0**32).astype(np.int64)
+    rows = np.arange(_LEVELS, dtype=np.int64)[:, None] * (cells + 1)
+
+    def count_from(first_cell: np.ndarray) -> np.ndarray:
+        hist = np.bincount((rows + first_cell).ravel(),
+                           minlength=_LEVELS * (cells + 1))
+        return np.cumsum(hist.reshape(_LEVELS, cells + 1), axis=1)[:, :-1]
+
+    # Count at the cell start j << shift, and at its end.
+    start = count_from((thresh + (1 << shift) - 1) >> shift)
+    end = count_from(thresh >> shift)
+    table = start.astype(np.uint16)
+    table[end != start] |= 0x8000
+    keys = ((np.arange(_LEVELS, dtype=np.int64)[:, None] << 33) +
+            thresh).ravel()
+    return table.ravel(), keys
+
+
+def _sample(img: np.ndarray, tables: Tuple[np.ndarray, np.ndarray],
+            rng: np.random.Generator) -> np.ndarray:
+    table, keys = tables
+    levels = img.reshape(-1)
+    r = rng.integers(0, 2**32, size=levels.size, dtype=np.uint32)
+    index = levels.astype(np.uint32) << _GUIDE_BITS
+    index |= r >> (32 - _GUIDE_BITS)
+    guide = table[index]
+    out = guide.astype(np.uint8)  # the low byte: the count, <= 255
+    ambiguous = np.flatnonzero(guide >= 0x8000)
+    if ambiguous.size:
+        v = levels[ambiguous].astype(np.int64)
+        query = (v << 33) + r[ambiguous]
+        found = np.searchsorted(keys, query, side='right') - v * _LEVELS
+        out[ambiguous] = found
+    return out.reshape(img.shape)
+
+
+# ---------------------------------------------------------------------------
+# Depth-aware corruptions
+
+
+def _normalised_depth(depth: Optional[np.ndarray], name: str,
+                      shape: Tuple[int, int]) -> np.ndarray:
+    """Depth divided by the image's far depth, clipped to 1.
+
+    Args:
+        depth (np.ndarray, optional): H×W depth; unknown where not finite
+            or not positive.
+        name (str): The corruption, for error messages.
+        shape (tuple[int, int]): The image's (H, W).
+
+    Returns:
+        np.ndarray: float32 H×W in ``(0, 1]``, 1 where unknown.
+    """
+    if depth is None:
+        raise RobustDetError(
+            f"{name} needs a depth map (the dataset's 'depth' field: "
+            f'Cityscapes disparity/ or a depth folder); none given')
+    d = np.asarray(depth)
+    if d.shape != tuple(shape):
+        raise RobustDetError(
+            f'{name}: depth map shape {d.shape} does not match the image '
+            f'shape {tuple(shape)} (H, W)')
+    if not (np.issubdtype(d.dtype, np.floating)
+            or np.issubdtype(d.dtype, np.integer)):
+        raise RobustDetError(
+            f'{name}: depth map must be a real number array, got {d.dtype}')
+    d = d.astype(np.float32)
+    with np.errstate(invalid='ignore'):
+        known = np.isfinite(d) & (d > 0)
+    if not known.any():
+        raise RobustDetError(
+            f'{name}: the depth map has no valid value (finite and > 0)')
+    far = np.float32(np.percentile(d[known], FAR_PERCENTILE))
+    with np.errstate(invalid='ignore', over='ignore'):
+        d /= far
+    np.clip(d, _MIN_NORMALISED_DEPTH, 1.0, out=d)
+    d[~known] = 1.0
+    return d
+
+
+def _fog_3d(img: np.ndarray, dn: np.ndarray, alpha: float) -> np.ndarray:
+    t = np.exp(np.float32(-alpha) * dn)
+    airlight = np.float32(img.mean())
+    out = img.astype(np.float32)
+    out -= airlight
+    out *= t[..., None]
+    out += airlight + np.float32(0.5)  # round to nearest
+    return out.astype(np.uint8)
+
+
+def _refocus(img: np.ndarray, dn: np.ndarray, aperture: float,
+             focus_index: int) -> np.ndarray:
+    """Depth of field focused at one of the depth's quantiles.
+
+    Args:
+        img (np.ndarray): RGB uint8 H×W×3 image.
+        dn (np.ndarray): float32 H×W normalised depth.
+        aperture (float): Blur std, in pixels at :data:`REFERENCE_SIZE`,
+            per unit of ``|q - f| / q``.
+        focus_index (int): Index of the focus depth ``f`` among the
+            quantiles 0/8 ... 8/8.
+
+    Returns:
+        np.ndarray: uint8 H×W×3.
+    """
+    h, w = dn.shape
+    q = np.quantile(dn, np.arange(N_LAYERS + 1) / N_LAYERS).astype(
+        np.float64)
+    eps = min(_QUANTILE_EPS, q[0] / 2)  # keep the nearest quantile > 0
+    q[0] -= eps
+    q[-1] += eps
+    focus = q[focus_index]
+    scale = min(h, w) / REFERENCE_SIZE
+    stds = aperture * np.abs(q - focus) / q * scale
+    # Beyond the image's side a wider blur changes nothing visible.
+    stds = np.minimum(stds, min(h, w))
+
+    # The quantile interval of each pixel: q[left] < d <= q[left + 1].
+    left = np.zeros((h, w), dtype=np.uint8)
+    for k in range(1, N_LAYERS):
+        left += dn > np.float32(q[k])
+    # Weights 1 - dist**2 of the two quantiles, dist their distance to the
+    # pixel's depth as a fraction of the gap: dist_right = 1 - dist_left.
+    q32 = q.astype(np.float32)
+    q_left = q32[left]
+    dist = np.subtract(dn, q_left)
+    dist /= np.subtract(q32[left + 1], q_left, out=q_left)
+    weight_right = np.subtract(2, dist, dtype=np.float32)
+    weight_right *= dist
+    dist *= dist
+    weight_left = np.subtract(1, dist, out=dist)
+
+    rgba = cv2.cvtColor(img, cv2.COLOR_RGB2RGBA)
+    # RGBA pixels as uint32: the blurred image of each pixel's two
+    # quantiles, gathered layer by layer.
+    lower = np.empty((h, w), dtype=np.uint32)
+    upper = np.empty((h, w), dtype=np.uint32)
+    blurred: Dict[float, np.ndarray] = {}
+    for layer in range(N_LAYERS + 1):
+        as_left = left == layer if layer < N_LAYERS else None
+        as_right = left == layer - 1 if layer > 0 else None
+        if not any(m is not None and m.any() for m in (as_left, as_right)):
+            continue
+        std = float(stds[layer])
+        if std not in blurred:
+            blurred[std] = _gaussian_blur(rgba, std).view(np.uint32)[..., 0]
+        if as_left is not None:
+            np.copyto(lower, blurred[std], where=as_left)
+        if as_right is not None:
+            np.copyto(upper, blurred[std], where=as_right)
+    # (w_l * lower + w_u * upper) / (w_l + w_u), rounded.
+    out = cv2.blendLinear(
+        lower.view(np.uint8).reshape(h, w, 4),
+        upper.view(np.uint8).reshape(h, w, 4), weight_left, weight_right)
+    return np.ascontiguousarray(out[..., :3])
+
+
+def _odd_taps(std: float) -> int:
+    # The source's kernel size: int(3 * std), made odd.
+    taps = int(3 * std)
+    return taps + 1 if taps % 2 == 0 else taps
+
+
+def _gaussian_blur(img: np.ndarray, std: float) -> np.ndarray:
+    """Gaussian blur with the source's truncation and replicated border.
+
+    Args:
+        img (np.ndarray): uint8 H×W×C image.
+        std (float): Std in pixels.
+
+    Returns:
+        np.ndarray: The blurred image (``img`` itself when the kernel has
+        one tap).
+    """
+    taps = _odd_taps(std)
+    if std < 0.1 or taps == 1:
+        return img
+    if taps <= _MAX_DIRECT_KSIZE:
+        return cv2.GaussianBlur(
+            img, (taps, taps), std, borderType=cv2.BORDER_REPLICATE)
+    # A wide kernel: blur a 2**k times smaller image and enlarge it back.
+    # The extra smoothing of the resizes is below 1 % of the std.
+    h, w = img.shape[:2]
+    factor = 2**math.ceil(math.log2(taps / _MAX_DIRECT_KSIZE))
+    small_w, small_h = max(1, round(w / factor)), max(1, round(h / factor))
+    small = cv2.resize(img, (small_w, small_h), interpolation=cv2.INTER_AREA)
+    std_x, std_y = std * small_w / w, std * small_h / h
+    small = cv2.GaussianBlur(
+        small, (_odd_taps(std_x), _odd_taps(std_y)),
+        std_x,
+        sigmaY=std_y,
+        borderType=cv2.BORDER_REPLICATE)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
