@@ -30,7 +30,7 @@ from scipy import ndimage
 from scipy.special import ndtr
 from skimage import data
 
-from robustdet.corruptions import cbar
+from robustdet.corruptions import cbar, cbar_caustic
 from robustdet.corruptions.cbar import (CBAR_NAMES, CBAR_PARAMS,
                                         CBAR_STOCHASTIC, REFERENCE_SIZE,
                                         corrupt_cbar, sample_cbar_params)
@@ -644,7 +644,7 @@ def test_bilinear_sampling_formula():
     image = PHOTO[:40, :56]
     py = rng.uniform(-3, 43, 400).astype(np.float32)
     px = rng.uniform(-3, 59, 400).astype(np.float32)
-    got = cbar._bilinear_zero(image, py, px)
+    got = cbar_caustic._bilinear_zero(image, py, px)
     for y, x, value in zip(py, px, got):
         want = _bilinear(image.astype(np.float64), float(y), float(x))
         assert np.allclose(value, want, atol=1e-3)
@@ -655,7 +655,7 @@ def test_caustic_pattern_formula():
         p = sample_cbar_params('caustic_refraction', 3, seed, 224, 224)
         assert 0.5 <= p['time'] <= 2.0
         assert 0.75 * 224 <= p['size'] <= 1.25 * 224
-        pattern = cbar._caustic_pattern(224, 224, p['time'], p['size'])
+        pattern = cbar_caustic._caustic_pattern(224, 224, p['time'], p['size'])
         pixels = _pixels(300, seed=seed)
         want = np.array(
             [_caustic_kernel(y, x, p['time'], p['size']) for y, x in pixels])
@@ -669,7 +669,7 @@ def test_refraction_offsets_formula():
     grow = rng.normal(0, 0.3, 300).astype(np.float32)
     gcol = rng.normal(0, 0.3, 300).astype(np.float32)
     grow[:20] *= 0.01  # nearly flat: the source leaves the ray alone
-    drow, dcol = cbar._refraction_offsets(grow, gcol, 4.0, 50.0)
+    drow, dcol = cbar_caustic._refraction_offsets(grow, gcol, 4.0, 50.0)
     for a, b, dr, dc in zip(grow, gcol, drow, dcol):
         normal = np.array([a, b, 1.0], np.float64)
         normal /= np.linalg.norm(normal)
@@ -687,7 +687,7 @@ def test_caustic_refraction_formula():
                                224)
         assert p['softening'] == 1.0 and p['eta'] == 4.0
         pattern = ndimage.gaussian_filter(
-            cbar._caustic_pattern(224, 224, p['time'], p['size']),
+            cbar_caustic._caustic_pattern(224, 224, p['time'], p['size']),
             sigma=1).astype(np.float64)
         image = PHOTO.astype(np.float64) / 255
 
