@@ -55,9 +55,9 @@ def main():
     args = parse_args()
     from robustdet.apis import load_results
     from robustdet.baselines import get_baseline
+    from robustdet.reports import run_name
     from robustdet.reports.compare import (comparison, parse_run_args,
-                                           run_name, table_markdown,
-                                           write_comparison)
+                                           table_markdown, write_comparison)
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
         raise RobustDetError(
             f'--out-dir {args.out_dir} exists and is not a directory')

@@ -17,6 +17,7 @@ from robustdet.utils.cli import ArgumentParser, cli_entry
 
 
 def parse_args(argv=None):
+    from robustdet.baselines import DATASETS, TASKS
     parser = ArgumentParser(
         description="Import another tool's robustness results")
     parser.add_argument(
@@ -25,7 +26,7 @@ def parse_args(argv=None):
     parser.add_argument(
         '--dataset',
         required=True,
-        choices=['coco', 'voc', 'cityscapes'],
+        choices=DATASETS,
         help='the dataset the results are of')
     parser.add_argument(
         '--work-dir', required=True, help='where robustness.json goes')
@@ -34,7 +35,7 @@ def parse_args(argv=None):
         "dir's name)")
     parser.add_argument(
         '--task',
-        choices=['bbox', 'segm'],
+        choices=TASKS,
         help='import only these metrics (default: all in the files)')
     parser.add_argument(
         '--overwrite',

@@ -16,6 +16,7 @@ import os.path as osp
 from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..baselines import DATASETS, TASKS
 from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, SEVERITIES
 from ..corruptions.grid import CLEAN
 from ..evaluation.functional.video_robustness import CLIP_NAMES
@@ -26,8 +27,6 @@ from .results import (FORMAT, IDENTITY_KEYS, check_same_run, load_results,
                       new_results, ordered_cells, refresh_summary,
                       results_path, save_results)
 
-DATASETS = ('coco', 'voc', 'cityscapes')
-TASKS = ('bbox', 'segm')
 # What each layout looks like, for the messages.
 LAYOUTS = {
     'mmdet2-coco':

@@ -89,15 +89,6 @@ def parse_run_args(items: Sequence[str]) -> List[Tuple[Optional[str], str]]:
     return pairs
 
 
-def run_name(results: Dict[str, Any], path: str) -> str:
-    """A run's row name: its ``name`` entry, else the name of the
-    directory holding its JSON."""
-    name = results.get('name')
-    if isinstance(name, str) and name:
-        return name
-    return osp.basename(osp.dirname(osp.abspath(path))) or path
-
-
 
 def guess_dataset(results: Dict[str, Any]) -> str:
     """The dataset an imported run records, else ``'voc'`` if the

@@ -84,11 +84,23 @@ def compact_cells(keys: Sequence[str]) -> str:
     return ', '.join(parts)
 
 
-def _run_name(results: Dict[str, Any]) -> str:
-    """A run's name: its ``name`` entry (imported runs) or its config's
-    file name."""
-    if results.get('name'):
-        return results['name']
+def run_name(results: Dict[str, Any], path: Optional[str] = None) -> str:
+    """A run's name: its ``name`` entry (imported runs), else the name of
+    the directory holding its JSON when ``path`` is given, else its
+    config's file name.
+
+    Args:
+        results (dict): The run's results.
+        path (str, optional): Where its JSON was read from.
+
+    Returns:
+        str: The name.
+    """
+    name = results.get('name')
+    if isinstance(name, str) and name:
+        return name
+    if path is not None:
+        return osp.basename(osp.dirname(osp.abspath(path))) or path
     return osp.splitext(osp.basename(str(results.get('config'))))[0]
 
 
@@ -223,7 +235,7 @@ def _image_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
     w('| model | ' + ' | '.join(
         f'{m}: P / mPC / rPC [%]' for m in metrics) + ' |\n')
     w('|---|' + '---|' * len(metrics) + '\n')
-    w(f'| {_run_name(results)} | ' + ' | '.join(
+    w(f'| {run_name(results)} | ' + ' | '.join(
         ' / '.join(
             _pts(results['summary'].get(m, {}).get(k))
             for k in ('P', 'mPC', 'rPC')) for m in metrics) + ' |\n')
