@@ -159,8 +159,8 @@ def _corruption(name: Any, path: str, layout: str) -> str:
     known = CORRUPTION_NAMES + (CLIP_NAMES if layout == 'robustdet' else ())
     if name not in known and name != _CLEAN_ONLY:
         raise RobustDetError(
-            f'{path}: unknown corruption {name!r}; known are the 19 of '
-            f'the benchmark: {", ".join(CORRUPTION_NAMES)}')
+            f'{path}: unknown corruption {name!r}; known are those of '
+            f'the corruption table: {", ".join(CORRUPTION_NAMES)}')
     return name
 
 

@@ -1,6 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """``corrupt``: the one public entry point for image corruptions."""
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -28,11 +28,35 @@ def _torch(img: np.ndarray, name: str, severity: int,
     return corrupt_torch(img, name, severity, seed)
 
 
-# backend name -> function(rgb_img, name, severity, seed) -> rgb_img
+def _cbar(img: np.ndarray, name: str, severity: int,
+          seed: int) -> np.ndarray:
+    from .cbar import corrupt_cbar
+    return corrupt_cbar(img, name, severity, seed)
+
+
+def _3dcc(img: np.ndarray,
+          name: str,
+          severity: int,
+          seed: int,
+          depth: Optional[np.ndarray] = None) -> np.ndarray:
+    from .threedcc import corrupt_3dcc
+    return corrupt_3dcc(img, name, severity, seed, depth=depth)
+
+
+# backend name -> function(rgb_img, name, severity, seed) -> rgb_img, for
+# the 19 of imagecorruptions.
 BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
     'reference': corrupt_reference,
     'fast': _fast,
     'torch': _torch,
+}
+# The newer families have one definition on the CPU, this package's
+# (:mod:`.cbar`, :mod:`.threedcc`; their sources have no code that runs at
+# a detector's resolution), which the reference and fast backends both
+# run; the torch backend has its own port of it.
+CPU_FAMILIES: Dict[str, Callable[..., np.ndarray]] = {
+    'cbar': _cbar,
+    '3dcc': _3dcc,
 }
 # The fast backend passes the fidelity tests against the reference for all
 # 19 corruptions (tests/test_corruptions/test_fast_backend.py).
@@ -58,11 +82,19 @@ DEFAULT_BACKEND = 'fast'
 #   an AVX-512 CPU with numpy's AVX-512 code turned off or the CPU held
 #   back (a grey level in 0.6 % of the values of a small test image).
 #
+# Of the newer families, five C-bar corruptions compute float32 sines,
+# cosines, arctangents and powers, which numpy dispatches to AVX-512, AVX2
+# or SSE kernels that differ in the last bit (a grey level in under 1e-4 of
+# the pixels; see :mod:`.cbar`). Both CPU backends run them.
+#
 # tests/test_corruptions/test_cpu_identical.py holds every other cell of
 # the table to identical pixels across CPU settings.
+_CBAR_CPU_DEPENDENT = ('caustic_refraction', 'inverse_sparkles', 'sparkles',
+                       'plasma_noise', 'cocentric_sine_waves')
 CPU_DEPENDENT: Dict[str, Tuple[str, ...]] = {
-    'fast': (),
-    'reference': ('defocus_blur', 'motion_blur', 'snow', 'frost', 'spatter'),
+    'fast': _CBAR_CPU_DEPENDENT,
+    'reference': ('defocus_blur', 'motion_blur', 'snow', 'frost', 'spatter') +
+    _CBAR_CPU_DEPENDENT,
 }
 
 
@@ -71,8 +103,10 @@ def corrupt(img: np.ndarray,
             severity: int,
             seed: int = 0,
             backend: str = DEFAULT_BACKEND,
-            channel_order: str = 'rgb') -> np.ndarray:
-    """Corrupt an image as in the PASCAL-C / COCO-C / Cityscapes-C benchmark.
+            channel_order: str = 'rgb',
+            depth: Optional[np.ndarray] = None) -> np.ndarray:
+    """Corrupt an image as in the PASCAL-C / COCO-C / Cityscapes-C benchmark
+    or one of the newer families (C-bar, 3DCC).
 
     The result depends only on the arguments: the same image, name,
     severity and seed give the same pixels in any process. Global RNG
@@ -109,7 +143,7 @@ def corrupt(img: np.ndarray,
         corrupted as a 3-channel gray image and converted back with the
         ITU-R 601 luma weights.
     """
-    get_corruption(name)
+    entry = get_corruption(name)
     check_severity(severity, allow_clean=True)
     if backend not in BACKENDS:
         raise RobustDetError(f'unknown corruption backend {backend!r}; '
@@ -125,8 +159,11 @@ def corrupt(img: np.ndarray,
     rgb = np.repeat(img[..., None], 3, axis=2) if gray else img
     if channel_order == 'bgr':
         rgb = rgb[..., ::-1]
-    out = BACKENDS[backend](np.ascontiguousarray(rgb), name, severity,
-                            int(seed))
+    fn = BACKENDS[backend]
+    if backend != 'torch' and entry.family in CPU_FAMILIES:
+        fn = CPU_FAMILIES[entry.family]
+    kwargs = dict(depth=depth) if entry.needs_depth else {}
+    out = fn(np.ascontiguousarray(rgb), name, severity, int(seed), **kwargs)
     if channel_order == 'bgr':
         out = out[..., ::-1]
     if gray:

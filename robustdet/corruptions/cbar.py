@@ -92,30 +92,23 @@ from .cbar_grid import effective_scale
 from .cbar_grid import float_parameter as _float_parameter
 from .cbar_grid import frac as _frac
 from .cbar_grid import grid as _grid
+from .table import family_corruptions, get_corruption
 
-# In the order of the source's imagenet_c_bar.csv.
-CBAR_NAMES: Tuple[str, ...] = (
-    'caustic_refraction', 'inverse_sparkles', 'sparkles', 'perlin_noise',
-    'blue_noise_sample', 'plasma_noise', 'checkerboard_cutout',
-    'cocentric_sine_waves', 'single_frequency_greyscale', 'brownish_noise')
+# In the order of the source's imagenet_c_bar.csv (the table's order).
+CBAR_NAMES: Tuple[str, ...] = family_corruptions('cbar')
 
 # The source's severity level (0-10 scale) of severities 1-5, from
-# imagenet_c_bar.csv.
+# imagenet_c_bar.csv; the values are the table's.
 CBAR_PARAMS: Dict[str, Tuple[float, ...]] = {
-    'caustic_refraction': (2.35, 3.2, 4.9, 6.6, 9.15),
-    'inverse_sparkles': (1.0, 2.0, 4.0, 9.0, 10.0),
-    'sparkles': (1.0, 2.0, 3.0, 5.0, 6.0),
-    'perlin_noise': (4.6, 5.2, 5.8, 7.6, 8.8),
-    'blue_noise_sample': (0.8, 1.6, 2.4, 4.0, 5.6),
-    'plasma_noise': (4.75, 7.0, 8.5, 9.25, 10.0),
-    'checkerboard_cutout': (2.0, 3.0, 4.0, 5.0, 6.0),
-    'cocentric_sine_waves': (3.0, 5.0, 8.0, 9.0, 10.0),
-    'single_frequency_greyscale': (1.0, 1.5, 2.0, 4.5, 5.0),
-    'brownish_noise': (1.0, 2.0, 3.0, 4.0, 5.0),
+    name: get_corruption(name).params
+    for name in CBAR_NAMES
 }
 
 # Every one of the ten draws random numbers (positions, phases, seeds).
-CBAR_STOCHASTIC: Dict[str, bool] = {name: True for name in CBAR_NAMES}
+CBAR_STOCHASTIC: Dict[str, bool] = {
+    name: get_corruption(name).stochastic
+    for name in CBAR_NAMES
+}
 
 # --------------------------------------------------------- FFT noises
 

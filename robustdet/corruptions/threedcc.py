@@ -70,12 +70,16 @@ import numpy as np
 from scipy import special
 
 from ..utils.errors import RobustDetError
+from .table import family_corruptions, get_corruption
 
-DEPTH_FREE: Tuple[str, ...] = ('low_light', 'iso_noise', 'color_quant')
-NEEDS_DEPTH: Tuple[str, ...] = ('fog_3d', 'near_focus', 'far_focus')
-THREEDCC_NAMES: Tuple[str, ...] = DEPTH_FREE + NEEDS_DEPTH
+THREEDCC_NAMES: Tuple[str, ...] = family_corruptions('3dcc')
+NEEDS_DEPTH: Tuple[str, ...] = tuple(
+    n for n in THREEDCC_NAMES if get_corruption(n).needs_depth)
+DEPTH_FREE: Tuple[str, ...] = tuple(n for n in THREEDCC_NAMES
+                                    if n not in NEEDS_DEPTH)
 
-# Per-severity parameters, severity 1..5, as in the source:
+# Per-severity parameters, severity 1..5, as in the source (the values are
+# the table's):
 #   low_light:   (c, gamma, photons, gaussian std): stretch to [0, c] with
 #                gamma, then poisson_gaussian_noise at the source's
 #                severity 3: 10 * 12 photons, std 0.1 * 0.18.
@@ -87,25 +91,14 @@ THREEDCC_NAMES: Tuple[str, ...] = DEPTH_FREE + NEEDS_DEPTH
 #                the 9 quantiles 0/8 ... 8/8); aperture severity + 2 and,
 #                for far focus, that minus 1.5.
 THREEDCC_PARAMS: Dict[str, Tuple[Any, ...]] = {
-    'low_light': ((0.6, 2.0, 120, 0.018), (0.5, 2.0, 120, 0.018),
-                  (0.4, 2.0, 120, 0.018), (0.3, 2.0, 120, 0.018),
-                  (0.2, 2.0, 120, 0.018)),
-    'iso_noise': ((25, 0.056), (25, 0.084), (25, 0.126), (25, 0.182),
-                  (25, 0.266)),
-    'color_quant': (5, 4, 3, 2, 1),
-    'fog_3d': (4.0, 8.0, 12.0, 16.0, 20.0),
-    'near_focus': ((3.0, 0), (4.0, 0), (5.0, 0), (6.0, 0), (7.0, 0)),
-    'far_focus': ((1.5, 7), (2.5, 7), (3.5, 7), (4.5, 7), (5.5, 7)),
+    name: get_corruption(name).params
+    for name in THREEDCC_NAMES
 }
 
 # Whether the pixels depend on the seed.
 THREEDCC_STOCHASTIC: Dict[str, bool] = {
-    'low_light': True,
-    'iso_noise': True,
-    'color_quant': False,
-    'fog_3d': False,
-    'near_focus': False,
-    'far_focus': False,
+    name: get_corruption(name).stochastic
+    for name in THREEDCC_NAMES
 }
 
 # The side, in pixels, the source's blur stds refer to (Taskonomy).
@@ -244,7 +237,18 @@ def _color_quant(img: np.ndarray, bits: int) -> np.ndarray:
 
 def _low_light(img: np.ndarray, c: float, gamma: float, photons: int,
                std: float, rng: np.random.Generator) -> np.ndarray:
-    lo, hi = int(img.min()), int(img.max())
+    tables = _low_light_tables(
+        int(img.min()), int(img.max()), c, gamma, photons, std)
+    return _sample(img, tables, rng)
+
+
+def _low_light_tables(lo: int, hi: int, c: float, gamma: float,
+                      photons: int,
+                      std: float) -> Tuple[np.ndarray, np.ndarray]:
+    """The sampling tables of low_light for an image spanning [lo, hi].
+
+    Shared with the torch backend (:mod:`.torch_threedcc`).
+    """
     if hi == lo:
         # The source divides by max - min; an image of one grey has no
         # range, so it is stretched from [0, 255] instead.
@@ -252,7 +256,7 @@ def _low_light(img: np.ndarray, c: float, gamma: float, photons: int,
     levels = np.arange(_LEVELS, dtype=np.float64)
     stretched = np.clip((levels - lo) / (hi - lo), 0.0, 1.0)**gamma * c
     cdf = _noise_cdf(stretched, photons, std)
-    return _sample(img, _guide_table(cdf), rng)
+    return _guide_table(cdf)
 
 
 def _iso_noise(img: np.ndarray, severity: int,
@@ -342,11 +346,17 @@ def _guide_table(cdf: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return table.ravel(), keys
 
 
+def _uniform_bits(rng: np.random.Generator, size: int) -> np.ndarray:
+    """The uniform 32-bit integers :func:`_sample` draws, one per value
+    (in the image's H×W×3 order). Shared with :mod:`.torch_threedcc`."""
+    return rng.integers(0, 2**32, size=size, dtype=np.uint32)
+
+
 def _sample(img: np.ndarray, tables: Tuple[np.ndarray, np.ndarray],
             rng: np.random.Generator) -> np.ndarray:
     table, keys = tables
     levels = img.reshape(-1)
-    r = rng.integers(0, 2**32, size=levels.size, dtype=np.uint32)
+    r = _uniform_bits(rng, levels.size)
     index = levels.astype(np.uint32) << _GUIDE_BITS
     index |= r >> (32 - _GUIDE_BITS)
     guide = table[index]

@@ -11,7 +11,8 @@ import re
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..corruptions import (BENCHMARK_GROUPS, CORRUPTION_NAMES,
-                           CORRUPTIONS_BY_NAME, GROUPS, SEVERITIES)
+                           CORRUPTIONS_BY_NAME, GROUPS, NEWER_FAMILIES,
+                           SEVERITIES)
 from ..evaluation.functional.robustness import \
     metric_keys as functional_metric_keys
 from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
@@ -23,7 +24,8 @@ from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
 
 SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
-    f'mPC_{g}' for g in GROUPS)
+    f'mPC_{g}' for g in GROUPS if g not in NEWER_FAMILIES) + tuple(
+        f'{k}_{f}' for f in NEWER_FAMILIES for k in ('mPC', 'rPC'))
 # Columns ``summary_csv`` appends when the results hold clip cells
 # (``mPC_video_<family>``: families and image groups share names).
 VIDEO_SUMMARY_COLUMNS = ('mPC_video', 'rPC_video') + tuple(
@@ -137,6 +139,18 @@ def _video_names(results: Dict[str, Any]) -> List[str]:
     return [n for n in CLIP_NAMES if results['cells'].get(n)]
 
 
+def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
+    """The :data:`SUMMARY_COLUMNS` the Markdown tables of ``runs`` show:
+    the columns of a newer family (``mPC_cbar``, ``rPC_cbar``...) only
+    where a run holds a cell of it."""
+    present = {
+        CORRUPTIONS_BY_NAME[n].group
+        for results in runs for n in _image_names(results)
+    }
+    hidden = {f for f in NEWER_FAMILIES if f not in present}
+    return [c for c in SUMMARY_COLUMNS if c.split('_')[-1] not in hidden]
+
+
 def _shows_image(results: Dict[str, Any]) -> bool:
     """Whether the image sections apply: some image cell, or no clip cell
     either (a clean-only or empty run keeps the image layout)."""
@@ -192,7 +206,9 @@ def markdown_report(results: Dict[str, Any],
         done, total = cov['benchmark']
         hdone, htotal = cov['holdout']
         w(f'- benchmark cells: {done}/{total}, hold-out cells: '
-          f'{hdone}/{htotal}\n')
+          f'{hdone}/{htotal}' + ''.join(
+              f', {f} cells: {cov[f][0]}/{cov[f][1]}'
+              for f in NEWER_FAMILIES if f in cov) + '\n')
         if not cov['complete']:
             w(f'- **incomplete grid**: mPC averages the {done} benchmark '
               f'cells present, not all {total}; missing: '
@@ -217,13 +233,14 @@ def _image_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
     corruptions."""
     w('\n## Summary\n\n')
     w('Values in points (× 100); rPC = mPC / P in %.\n\n')
-    header = ['metric'] + list(SUMMARY_COLUMNS)
+    columns = summary_columns([results])
+    header = ['metric'] + columns
     w('| ' + ' | '.join(header) + ' |\n')
     w('|' + '---|' * len(header) + '\n')
     for metric in metrics:
         row = results['summary'].get(metric, {})
         w(f'| {metric} | ' + ' | '.join(
-            _pts(row.get(c)) for c in SUMMARY_COLUMNS) + ' |\n')
+            _pts(row.get(c)) for c in columns) + ' |\n')
     for metric in metrics:
         rpc = results['summary'].get(metric, {}).get('rPC_class_mean')
         if rpc is not None:
@@ -341,7 +358,7 @@ def compare_markdown(named: Sequence[Any]) -> str:
     out = io.StringIO()
     video = any(_video_names(r) for _, r in named)
     image = not video or any(_image_names(r) for _, r in named)
-    columns = SUMMARY_COLUMNS if image else ('P', )
+    columns = summary_columns([r for _, r in named]) if image else ['P']
     header = list(columns) + list(VIDEO_COMPARE_COLUMNS if video else ())
     for metric in main_metrics(named[0][1]):
         out.write(f'{metric}, values in points (rPC in %)' +
@@ -377,6 +394,11 @@ def summary_text(results: Dict[str, Any]) -> str:
             lines.append(
                 f'{metric}: P {_pts(row.get("P"))}  mPC '
                 f'{_pts(row.get("mPC"))}  rPC {_pts(row.get("rPC"))} %')
+            for family in NEWER_FAMILIES:
+                if row.get(f'mPC_{family}') is not None:
+                    lines[-1] += (
+                        f'  mPC_{family} {_pts(row[f"mPC_{family}"])}  '
+                        f'rPC_{family} {_pts(row.get(f"rPC_{family}"))} %')
             if row.get('rPC_class_mean') is not None:
                 lines[-1] += (f"  (mean of per-class ratios, as mmdet's "
                               f'robustness_eval: '

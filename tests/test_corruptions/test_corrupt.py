@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from robustdet.corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME,
-                                   corrupt)
+                                   NEEDS_DEPTH, corrupt)
 from robustdet.utils import RobustDetError
 
 
@@ -16,17 +16,36 @@ def image():
     return np.clip(base + noise, 0, 255).astype(np.uint8)
 
 
+# A depth map of the image's size for the corruptions that need one: a
+# ramp from 2 m at the bottom to 40 m at the top.
+DEPTH = np.linspace(40.0, 2.0, 48)[:, None].repeat(64, axis=1)
+
+
+def _kwargs(name):
+    return dict(depth=DEPTH) if name in NEEDS_DEPTH else {}
+
+
 @pytest.mark.parametrize('name', CORRUPTION_NAMES)
 def test_deterministic_and_seeded(image, name):
+    if name in ('near_focus', 'far_focus'):
+        # Their blurs scale with the image (min side / 512): a 48x64 image
+        # gets under half a pixel. The same scene, 8 times as large:
+        image = np.repeat(np.repeat(image, 8, axis=0), 8, axis=1)
+        depth = np.repeat(np.repeat(DEPTH, 8, axis=0), 8, axis=1)
+        a = corrupt(image, name, 3, seed=7, depth=depth)
+        assert not np.array_equal(a, image)
+        np.testing.assert_array_equal(
+            a, corrupt(image, name, 3, seed=8, depth=depth))
+        return
     state = np.random.get_state()
-    a = corrupt(image, name, 3, seed=7)
-    b = corrupt(image, name, 3, seed=7)
+    a = corrupt(image, name, 3, seed=7, **_kwargs(name))
+    b = corrupt(image, name, 3, seed=7, **_kwargs(name))
     # No global RNG state leaks.
     assert np.array_equal(np.random.get_state()[1], state[1])
     assert a.dtype == np.uint8 and a.shape == image.shape
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, image)
-    c = corrupt(image, name, 3, seed=8)
+    c = corrupt(image, name, 3, seed=8, **_kwargs(name))
     if CORRUPTIONS_BY_NAME[name].stochastic:
         assert not np.array_equal(a, c)
     else:
@@ -41,8 +60,10 @@ def test_read_only_images(image, backend):
     frozen.setflags(write=False)
     for name in CORRUPTION_NAMES:
         np.testing.assert_array_equal(
-            corrupt(frozen, name, 3, seed=7, backend=backend),
-            corrupt(image, name, 3, seed=7, backend=backend), err_msg=name)
+            corrupt(frozen, name, 3, seed=7, backend=backend,
+                    **_kwargs(name)),
+            corrupt(image, name, 3, seed=7, backend=backend,
+                    **_kwargs(name)), err_msg=name)
     np.testing.assert_array_equal(frozen, image)
 
 
@@ -91,6 +112,18 @@ def test_bgr_channel_order_is_reversed_rgb(image):
 def test_bad_arguments(image, kwargs, match):
     with pytest.raises(RobustDetError, match=match):
         corrupt(image, **kwargs)
+
+
+@pytest.mark.parametrize('name', NEEDS_DEPTH)
+def test_depth_is_required_and_checked(image, name):
+    with pytest.raises(RobustDetError, match=f'{name} needs a depth map'):
+        corrupt(image, name, 1)
+    with pytest.raises(RobustDetError, match='does not match the image'):
+        corrupt(image, name, 1, depth=DEPTH[:40])
+    # Depth is ignored by the corruptions that do not need it.
+    np.testing.assert_array_equal(
+        corrupt(image, 'color_quant', 2, depth=DEPTH[:40]),
+        corrupt(image, 'color_quant', 2))
 
 
 def test_bad_images(image):

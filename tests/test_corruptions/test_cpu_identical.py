@@ -2,8 +2,9 @@
 """The corruption table gives the same pixels whatever the CPU computes
 with (issue 17: the same numbers on any CPU a rank lands on).
 
-The 19 corruptions at severities 1, 3 and 5, with the fast and the
-reference backend, run in fresh processes under four settings:
+Every corruption of the table (the 19, C-bar and 3DCC) at severities 1, 3
+and 5, with the fast and the reference backend, run in fresh processes
+under four settings:
 
 * ``default``: everything this machine has;
 * ``held_back``: numpy, OpenCV, numba and torch held back one generation
@@ -19,8 +20,10 @@ Every cell must give the pixels of ``default``, except those of the
 reference backend's corruptions in
 :data:`robustdet.corruptions.CPU_DEPENDENT` (imagecorruptions' own calls
 to OpenCV's float code and to numpy's AVX-512 ``exp``), where whether
-this small image shows the difference is chance. The fast backend has
-none: all of its cells must match under every setting.
+this small image shows the difference is chance, and the five C-bar
+corruptions that compute float32 trigonometry (listed for both backends,
+which run the same code for the newer families). Every other cell must
+match under every setting.
 
 The image is half flat patches, half photo. In a flat patch a blur's exact
 result is a whole grey level, so the last bit of the float sum decides the
@@ -69,7 +72,7 @@ import cv2
 cv2.setUseOptimized(optimized)
 import numpy as np
 from skimage import data
-from robustdet.corruptions import CORRUPTION_NAMES, corrupt
+from robustdet.corruptions import CORRUPTION_NAMES, NEEDS_DEPTH, corrupt
 try:
     from numpy._core import _multiarray_umath as umath
 except ImportError:  # numpy 1.x
@@ -79,9 +82,13 @@ img = np.empty((128, 128, 3), np.uint8)
 colours = np.random.RandomState(0).randint(0, 256, (2, 4, 3))
 img[:64] = np.repeat(np.repeat(colours, 32, axis=0), 32, axis=1)
 img[64:] = data.astronaut()[::4, ::4][32:96]
+# Near at the bottom, far at the top, unknown (0) in a corner.
+depth = np.linspace(40.0, 2.0, 128 * 128).reshape(128, 128)
+depth[:8, :8] = 0
 cells = {
-    f'{backend}/{name}/{severity}': corrupt(img, name, severity,
-                                            seed=severity, backend=backend)
+    f'{backend}/{name}/{severity}': corrupt(
+        img, name, severity, seed=severity, backend=backend,
+        depth=depth if name in NEEDS_DEPTH else None)
     for backend in sys.argv[4].split(',') for name in CORRUPTION_NAMES
     for severity in map(int, sys.argv[5].split(','))
 }

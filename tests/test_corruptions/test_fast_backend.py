@@ -20,14 +20,14 @@ import numpy as np
 import pytest
 from skimage import data
 
-from robustdet.corruptions import (CORRUPTION_NAMES, CPU_DEPENDENT, SEVERITIES,
-                                   corrupt)
+from robustdet.corruptions import (CPU_DEPENDENT, IMAGENET_C_CORRUPTIONS,
+                                   SEVERITIES, corrupt)
 from robustdet.corruptions.table import CORRUPTIONS_BY_NAME
 from robustdet.utils.errors import RobustDetError
 
 NOISES = ('gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise')
 # Largest |fast - reference| in grey levels, per corruption.
-MAX_DIFF = {name: 1 for name in CORRUPTION_NAMES if name not in NOISES}
+MAX_DIFF = {name: 1 for name in IMAGENET_C_CORRUPTIONS if name not in NOISES}
 MAX_DIFF.update(pixelate=0, jpeg_compression=0)
 PHOTOS = ('astronaut', 'chelsea', 'coffee', 'rocket', 'camera')
 
@@ -199,4 +199,4 @@ def test_unknown_backend_is_refused():
 
 def test_every_corruption_has_a_fast_implementation():
     from robustdet.corruptions.fast import _FUNCS
-    assert sorted(_FUNCS) == sorted(CORRUPTION_NAMES)
+    assert sorted(_FUNCS) == sorted(IMAGENET_C_CORRUPTIONS)

@@ -3,20 +3,23 @@ import imagecorruptions
 import pytest
 
 from robustdet.corruptions import (BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES,
-                                   CORRUPTIONS, GROUPS, HOLDOUT_CORRUPTIONS,
-                                   SELECTIONS, check_severity, get_corruption,
+                                   CORRUPTIONS, FAMILIES, GROUPS,
+                                   HOLDOUT_CORRUPTIONS, IMAGENET_C_CORRUPTIONS,
+                                   NEEDS_DEPTH, SELECTIONS, check_severity,
+                                   family_corruptions, get_corruption,
                                    resolve_corruptions)
 from robustdet.utils import RobustDetError
 
 
 def test_counts_and_order():
-    assert len(CORRUPTIONS) == 19
+    assert len(CORRUPTIONS) == 19 + 10 + 6
     assert BENCHMARK_CORRUPTIONS == CORRUPTION_NAMES[:15]
     assert HOLDOUT_CORRUPTIONS == ('speckle_noise', 'gaussian_blur',
                                    'spatter', 'saturate')
     # The benchmark order is the reference library's.
-    assert list(CORRUPTION_NAMES) == imagecorruptions.get_corruption_names(
-        'all')
+    assert IMAGENET_C_CORRUPTIONS == CORRUPTION_NAMES[:19]
+    assert list(IMAGENET_C_CORRUPTIONS) == \
+        imagecorruptions.get_corruption_names('all')
     assert list(BENCHMARK_CORRUPTIONS) == \
         imagecorruptions.get_corruption_names('common')
 
@@ -28,14 +31,55 @@ def test_groups_match_reference(group):
 
 
 def test_groups_partition_the_table():
-    assert GROUPS == ('noise', 'blur', 'weather', 'digital', 'holdout')
+    assert GROUPS == ('noise', 'blur', 'weather', 'digital', 'holdout',
+                      'cbar', '3dcc')
     names = [n for g in GROUPS for n in SELECTIONS[g]]
     assert sorted(names) == sorted(CORRUPTION_NAMES)
-    assert [len(SELECTIONS[g]) for g in GROUPS] == [3, 4, 4, 4, 4]
+    assert [len(SELECTIONS[g]) for g in GROUPS] == [3, 4, 4, 4, 4, 10, 6]
+
+
+def test_families_partition_the_table():
+    assert FAMILIES == ('benchmark', 'holdout', 'cbar', '3dcc')
+    assert family_corruptions('benchmark') == BENCHMARK_CORRUPTIONS
+    assert family_corruptions('holdout') == HOLDOUT_CORRUPTIONS
+    names = [n for f in FAMILIES for n in family_corruptions(f)]
+    assert names == list(CORRUPTION_NAMES)
+    # Only the 15 count towards mPC.
+    assert [c.name for c in CORRUPTIONS if c.benchmark] == list(
+        BENCHMARK_CORRUPTIONS)
+
+
+def test_newer_family_selections():
+    # The source's names, the csv's order.
+    assert resolve_corruptions(['cbar']) == [
+        'caustic_refraction', 'inverse_sparkles', 'sparkles',
+        'perlin_noise', 'blue_noise_sample', 'plasma_noise',
+        'checkerboard_cutout', 'cocentric_sine_waves',
+        'single_frequency_greyscale', 'brownish_noise'
+    ]
+    assert resolve_corruptions(['3dcc']) == [
+        'low_light', 'iso_noise', 'color_quant', 'fog_3d', 'near_focus',
+        'far_focus'
+    ]
+    assert resolve_corruptions(['3dcc_depth_free']) == [
+        'low_light', 'iso_noise', 'color_quant'
+    ]
+    assert NEEDS_DEPTH == ('fog_3d', 'near_focus', 'far_focus')
+    # 'all' keeps meaning the 19 of 2019.
+    assert resolve_corruptions(['all']) == list(IMAGENET_C_CORRUPTIONS)
+    assert resolve_corruptions(['fog', 'cbar', 'all']) == list(
+        IMAGENET_C_CORRUPTIONS) + list(SELECTIONS['cbar'])
+
+
+def test_newer_family_params_are_their_modules():
+    from robustdet.corruptions.cbar import CBAR_PARAMS
+    from robustdet.corruptions.threedcc import THREEDCC_PARAMS
+    for name, params in {**CBAR_PARAMS, **THREEDCC_PARAMS}.items():
+        assert get_corruption(name).params == params
 
 
 def test_resolve_selection_words_and_names():
-    assert resolve_corruptions(['all']) == list(CORRUPTION_NAMES)
+    assert resolve_corruptions(['all']) == list(IMAGENET_C_CORRUPTIONS)
     assert resolve_corruptions(['benchmark']) == list(BENCHMARK_CORRUPTIONS)
     # Table order, no duplicates.
     assert resolve_corruptions(['fog', 'noise', 'gaussian_noise']) == [
@@ -90,7 +134,9 @@ def _reference_params():
     return found
 
 
-@pytest.mark.parametrize('corruption', CORRUPTIONS, ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    'corruption', [get_corruption(n) for n in IMAGENET_C_CORRUPTIONS],
+    ids=lambda c: c.name)
 def test_severity_params_match_reference_source(corruption):
     import numpy as np
     ref = _reference_params()[corruption.name]

@@ -28,14 +28,14 @@ import pytest
 import torch
 from skimage import data
 
-from robustdet.corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME,
+from robustdet.corruptions import (CORRUPTIONS_BY_NAME, IMAGENET_C_CORRUPTIONS,
                                    SEVERITIES, corrupt, torch_backend)
 from robustdet.corruptions.torch_backend import corrupt_batch, resolve_device
 from robustdet.utils.errors import RobustDetError
 
 NOISES = ('gaussian_noise', 'shot_noise', 'impulse_noise', 'speckle_noise')
 # Largest |torch - fast| in grey levels, per corruption (see above).
-MAX_DIFF = {name: 1 for name in CORRUPTION_NAMES if name not in NOISES}
+MAX_DIFF = {name: 1 for name in IMAGENET_C_CORRUPTIONS if name not in NOISES}
 MAX_DIFF.update(pixelate=0, jpeg_compression=0)
 PHOTOS = ('astronaut', 'chelsea', 'coffee', 'rocket', 'camera')
 
@@ -151,7 +151,7 @@ def test_noise_is_seeded(images):
 
 
 @pytest.mark.cpu_sensitive
-@pytest.mark.parametrize('name', CORRUPTION_NAMES)
+@pytest.mark.parametrize('name', IMAGENET_C_CORRUPTIONS)
 def test_batch_equals_one_at_a_time(images, name):
     seeds = [7 + i for i in range(len(images))]
     together = corrupt_batch(images, name, 3, seeds)
@@ -276,7 +276,7 @@ def test_bad_arguments(images):
 
 
 def test_every_corruption_has_a_torch_implementation():
-    assert sorted(torch_backend._FUNCS) == sorted(CORRUPTION_NAMES)
+    assert sorted(torch_backend._FUNCS) == sorted(IMAGENET_C_CORRUPTIONS)
 
 
 @pytest.mark.cpu_sensitive

@@ -85,10 +85,15 @@ def worker(path):
     for key, img in _images(np).items():
         for backend in ('fast', 'reference'):
             for name in corruptions.CORRUPTION_NAMES:
+                # Near at the bottom, far at the top.
+                depth = (np.linspace(40.0, 2.0, img.shape[0])[:, None].repeat(
+                    img.shape[1], axis=1)
+                         if name in corruptions.NEEDS_DEPTH else None)
                 for severity in range(1, 6):
                     cells[f'{key}/{backend}/{name}/{severity}'] = (
                         corruptions.corrupt(img, name, severity,
-                                            seed=severity, backend=backend))
+                                            seed=severity, backend=backend,
+                                            depth=depth))
     np.savez(path, **cells)
 
 

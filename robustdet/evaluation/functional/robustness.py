@@ -5,6 +5,9 @@ Michaelis et al. 2019: P is the clean performance, mPC the mean over the
 15 benchmark corruptions and severities 1-5 of the performance under
 corruption, rPC = mPC / P. rPC is a ratio of means, also for PASCAL VOC
 (mmdet's ``robustness_eval`` averages per-class ratios there instead).
+The newer families are reported beside them, never in them: ``mPC_cbar``
+(mPC-bar, the 10 of ImageNet-C-bar) and ``mPC_3dcc``, each with its own
+``rPC_<family> = mPC_<family> / P``.
 
 Negative values are "undefined" in mmdet / pycocotools (e.g. -1 for
 ``bbox_mAP_l`` when no object is large) and are left out like missing
@@ -12,9 +15,9 @@ cells.
 """
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from ...corruptions import (BENCHMARK_CORRUPTIONS, BENCHMARK_GROUPS,
-                            CORRUPTIONS_BY_NAME, HOLDOUT_CORRUPTIONS,
-                            SEVERITIES)
+from ...corruptions import (BENCHMARK_CORRUPTIONS, GROUPS, HOLDOUT_CORRUPTIONS,
+                            NEWER_FAMILIES, SELECTIONS, SEVERITIES,
+                            family_corruptions)
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 ClassCells = Mapping[str, Mapping[str, Sequence[float]]]
@@ -22,6 +25,10 @@ ClassCells = Mapping[str, Mapping[str, Sequence[float]]]
 
 def _mean(values: List[float]) -> Optional[float]:
     return sum(values) / len(values) if values else None
+
+
+def _ratio(value: Optional[float], p: Optional[float]) -> Optional[float]:
+    return value / p if p and value is not None else None
 
 
 def _defined(value) -> Optional[float]:
@@ -59,7 +66,9 @@ def grid_coverage(cells: Cells) -> Dict[str, object]:
     Returns:
         dict: ``benchmark`` and ``holdout`` as ``[present, expected]``,
         ``complete`` (all 75 benchmark cells present) and ``missing`` (the
-        absent benchmark cells as ``'name/severity'``).
+        absent benchmark cells as ``'name/severity'``); for each newer
+        family with a cell (``cbar``, ``3dcc``), ``[present, expected]``
+        under its name.
     """
     def present(names):
         return [(n, s) for n in names for s in SEVERITIES
@@ -72,7 +81,7 @@ def grid_coverage(cells: Cells) -> Dict[str, object]:
         f'{n}/{s}' for n in BENCHMARK_CORRUPTIONS for s in SEVERITIES
         if (n, s) not in have
     ]
-    return dict(
+    coverage = dict(
         benchmark=[len(bench), expected],
         holdout=[
             len(present(HOLDOUT_CORRUPTIONS)),
@@ -80,16 +89,26 @@ def grid_coverage(cells: Cells) -> Dict[str, object]:
         ],
         complete=len(bench) == expected,
         missing=missing)
+    for family in NEWER_FAMILIES:
+        names = family_corruptions(family)
+        if present(names):
+            coverage[family] = [
+                len(present(names)),
+                len(names) * len(SEVERITIES)
+            ]
+    return coverage
 
 
 def robustness_summary(clean: Mapping[str, float],
                        cells: Cells) -> Dict[str, Dict[str, float]]:
-    """P, mPC, rPC and per-group mPC for every metric.
+    """P, mPC, rPC, per-group mPC and per-family mPC / rPC for every
+    metric.
 
     mPC averages exactly the benchmark cells (15 corruptions × severities
     1-5) that are present; per-group means likewise; ``mPC_holdout`` the
-    4 hold-out corruptions. A value that cannot be computed (no cells, or
-    P = 0 for rPC) is None.
+    4 hold-out corruptions, ``mPC_cbar`` and ``mPC_3dcc`` the cells of
+    their families, with ``rPC_cbar`` and ``rPC_3dcc`` their ratios to P.
+    A value that cannot be computed (no cells, or P = 0 for rPC) is None.
 
     Args:
         clean (Mapping): Clean metrics ``{metric: value}``.
@@ -97,24 +116,19 @@ def robustness_summary(clean: Mapping[str, float],
 
     Returns:
         dict: ``{metric: {'P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur',
-        'mPC_weather', 'mPC_digital', 'mPC_holdout'}}``.
+        'mPC_weather', 'mPC_digital', 'mPC_holdout', 'mPC_cbar',
+        'rPC_cbar', 'mPC_3dcc', 'rPC_3dcc'}}``.
     """
     summary = {}
     for metric in metric_keys(clean, cells):
         p = _defined(clean.get(metric))
         mpc = _mean(_collect(cells, BENCHMARK_CORRUPTIONS, metric))
-        row = dict(
-            P=p,
-            mPC=mpc,
-            rPC=(mpc / p if p and mpc is not None else None))
-        for group in BENCHMARK_GROUPS:
-            names = [
-                n for n in BENCHMARK_CORRUPTIONS
-                if CORRUPTIONS_BY_NAME[n].group == group
-            ]
-            row[f'mPC_{group}'] = _mean(_collect(cells, names, metric))
-        row['mPC_holdout'] = _mean(
-            _collect(cells, HOLDOUT_CORRUPTIONS, metric))
+        row = dict(P=p, mPC=mpc, rPC=_ratio(mpc, p))
+        for group in GROUPS:
+            row[f'mPC_{group}'] = _mean(
+                _collect(cells, SELECTIONS[group], metric))
+        for family in NEWER_FAMILIES:
+            row[f'rPC_{family}'] = _ratio(row[f'mPC_{family}'], p)
         summary[metric] = row
     return summary
 
