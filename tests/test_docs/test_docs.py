@@ -198,7 +198,8 @@ def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
         assert key in grid, key
     assert set(grid['summary']['coco/bbox_mAP']) == {
         'P', 'mPC', 'rPC', 'mPC_noise', 'mPC_blur', 'mPC_weather',
-        'mPC_digital', 'mPC_holdout'}
+        'mPC_digital', 'mPC_holdout', 'mPC_cbar', 'rPC_cbar', 'mPC_3dcc',
+        'rPC_3dcc'}
     for name in ('robustness.md', 'robustness.csv', 'robustness_summary.csv',
                  'robustness_coco_bbox_mAP.png'):
         assert osp.getsize(runs / 'grid' / name) > 0, name
