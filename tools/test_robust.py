@@ -23,14 +23,22 @@ benchmarked under the clip corruptions of ``robustdet.video`` as well::
 corrupted clip (``--clip-len`` frames of its video, corrupted once), and the
 reports add mPC / rPC and gamma_a / gamma_r per family (spatial vs
 temporal).
+
+The newer families run the same way (``--corruptions cbar 3dcc_depth_free``;
+fog_3d, near_focus and far_focus need ``--depth``), and ``--region objects
+background`` corrupts only inside or only outside the ground-truth
+instances, one run per region under ``WORK_DIR/region-<region>/`` and a
+side-by-side ``regions.md``.
 """
 import os.path as osp
 
 from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
                                    SELECTIONS, SEVERITIES, check_severity)
-from robustdet.utils.cli import (ArgumentParser, add_runner_args,
-                                 add_video_clip_args, check_file, cli_entry,
-                                 default_work_dir, init_launcher, load_config)
+from robustdet.corruptions.region import REGIONS, check_region
+from robustdet.utils.cli import (ArgumentParser, add_depth_args,
+                                 add_runner_args, add_video_clip_args,
+                                 check_file, cli_entry, default_work_dir,
+                                 depth_from_args, init_launcher, load_config)
 
 
 def parse_args(argv=None):
@@ -44,9 +52,20 @@ def parse_args(argv=None):
         default=['benchmark'],
         metavar='NAME',
         help='corruptions: ' + ', '.join(SELECTIONS) +
-        ' (benchmark = the 15 of mPC, all = those + 4 hold-out), video '
+        ' (benchmark = the 15 of mPC, all = those + 4 hold-out, cbar = the '
+        '10 of ImageNet-C-bar, 3dcc = six 3D Common Corruptions), video '
         '(every clip corruption), video-FAMILY (codec, transmission, blur, '
         'weather, temporal, camera), or names')
+    parser.add_argument(
+        '--region',
+        nargs='+',
+        default=['all'],
+        metavar='REGION',
+        help='where the image corruptions apply: ' + ', '.join(REGIONS) +
+        ' (inside / outside the ground-truth masks, or boxes without '
+        'masks, with a soft edge); several: one run each under '
+        'WORK_DIR/region-REGION and a side-by-side regions.md '
+        '(default: all)')
     parser.add_argument(
         '--severities',
         type=int,
@@ -103,6 +122,7 @@ def parse_args(argv=None):
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
         'stopping')
+    add_depth_args(parser)
     add_video_clip_args(parser)
     parser.add_argument(
         '--clip-cache-dir',
@@ -122,7 +142,8 @@ def main():
     from robustdet.apis.results import merge_shards
     from robustdet.apis.robustness import resolve_grid_corruptions
     from robustdet.corruptions.grid import check_cells_per_pass
-    from robustdet.reports import summary_text, write_reports
+    from robustdet.reports import (summary_text, write_region_report,
+                                   write_reports)
     from robustdet.utils import register_all_modules
 
     # Validate every argument before anything is built or written.
@@ -132,6 +153,8 @@ def main():
          for s in args.severities})
     shard = parse_shard(args.shard)
     check_cells_per_pass(args.cells_per_pass)
+    regions = list(dict.fromkeys(check_region(r) for r in args.region))
+    depth = depth_from_args(args)
     check_file(args.checkpoint, 'checkpoint')
     register_all_modules()
     cfg = load_config(
@@ -140,10 +163,13 @@ def main():
         require=('test_dataloader', 'test_evaluator', 'test_cfg'))
     init_launcher(args, cfg, files=[args.checkpoint])
     work_dir = args.work_dir or default_work_dir(args.config, 'robustness')
-    job = RobustnessJob(
-        config=args.config,
-        checkpoint=args.checkpoint,
-        work_dir=work_dir,
+    # One run per region, each checked before any is started.
+    jobs = [
+        RobustnessJob(
+            config=args.config,
+            checkpoint=args.checkpoint,
+            work_dir=(osp.join(work_dir, f'region-{region}')
+                      if len(regions) > 1 else work_dir),
         corruptions=corruptions,
         severities=severities,
         seed=args.seed,
@@ -158,17 +184,27 @@ def main():
         corruption_device=args.corruption_device,
         clip_len=args.clip_len,
         clip_mode=args.clip_mode,
-        short_clips=args.short_clips,
-        clip_cache_dir=args.clip_cache_dir)
-    results = run_robustness(job, cfg)
-    if not is_main_process():
-        return
-    if shard[1] > 1:
-        results = merge_shards(work_dir)
-    paths = write_reports(results, work_dir)
-    print(summary_text(results))
-    print(f'results: {osp.join(work_dir, "robustness.json")}; reports: ' +
-          ', '.join(osp.basename(p) for p in paths))
+            short_clips=args.short_clips,
+            clip_cache_dir=args.clip_cache_dir,
+            region=region,
+            depth=depth) for region in regions
+    ]
+    runs = []
+    for job in jobs:
+        results = run_robustness(job, cfg)
+        if not is_main_process():
+            continue
+        if shard[1] > 1:
+            results = merge_shards(job.work_dir)
+        paths = write_reports(results, job.work_dir)
+        if len(jobs) > 1:
+            print(f'region {job.region}:')
+        print(summary_text(results))
+        print(f'results: {osp.join(job.work_dir, "robustness.json")}; '
+              'reports: ' + ', '.join(osp.basename(p) for p in paths))
+        runs.append((job.region, results))
+    if len(runs) > 1:
+        print(f'regions side by side: {write_region_report(runs, work_dir)}')
 
 
 if __name__ == '__main__':

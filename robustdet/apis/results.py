@@ -31,7 +31,7 @@ SHARD_DIR = 'shards'
 # A run may only resume or merge results that agree on these.
 IDENTITY_KEYS = ('config_sha256', 'checkpoint_sha256', 'seed', 'backend',
                  'channel_order', 'corruption_device', 'video_clips',
-                 'ground_truth')
+                 'ground_truth', 'region', 'depth')
 # How video corruptions cut clips (see robustdet.datasets.video_corrupted):
 # recorded by every run, so video cells can be added to a run of image
 # corruptions with the same settings.
@@ -43,11 +43,15 @@ GROUND_TRUTHS = ('config', 'pipeline')
 # Identity keys a run may leave out, with the value they then have (also in
 # files written before the key existed): corruption_device is the device
 # type ('cpu', 'cuda') that backend torch corrupts on (its noise pixels
-# depend on the device's generator), None for the other backends.
+# depend on the device's generator), None for the other backends; region
+# is where the image corruptions apply ('all', 'objects', 'background');
+# depth the DepthSource config of the depth-aware corruptions.
 DEFAULT_IDENTITY = dict(
     corruption_device=None,
     video_clips=DEFAULT_VIDEO_CLIPS,
-    ground_truth='config')
+    ground_truth='config',
+    region='all',
+    depth=None)
 # Version of the settings of the CRF clip corruptions (h264_crf,
 # h265_crf) a file's cells were computed with: 2 = a plain encode at the
 # stated CRF; files without the key hold version 1 (low-latency settings,

@@ -39,11 +39,13 @@ from mmengine.logging import print_log
 from mmengine.registry import LOOPS
 from mmengine.runner import TestLoop
 
-from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, SEVERITIES,
-                           resolve_corruptions)
+from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, NEEDS_DEPTH,
+                           SEVERITIES, resolve_corruptions)
 from ..corruptions.grid import (Cell, check_cells_per_pass, grid_cells,
                                 plan_passes, shard_cells)
+from ..corruptions.region import check_region
 from ..datasets import DeferredCorruptionDataset, MultiVideoCorruptedDataset
+from ..datasets.depth import DepthSource
 from ..datasets.video_clips import check_clip_settings
 from ..engine import (CellLoopRunner, CellResult, PassRunner,
                       cell_dataloader_cfg)
@@ -131,6 +133,12 @@ class RobustnessJob:
             a corruption needs.
         clip_cache_dir (str, optional): Parent directory of the store of
             corrupted clips (default: the system temporary directory).
+        region (str): Where the image corruptions apply: ``'all'``,
+            ``'objects'`` (inside the ground-truth instances) or
+            ``'background'`` (outside them).
+        depth (dict, optional): Where each image's depth map is (a
+            :class:`~robustdet.datasets.depth.DepthSource` config), for
+            the corruptions that need one.
     """
     config: str
     checkpoint: str
@@ -152,9 +160,31 @@ class RobustnessJob:
     clip_mode: str = DEFAULT_VIDEO_CLIPS['clip_mode']
     short_clips: str = DEFAULT_VIDEO_CLIPS['short_clips']
     clip_cache_dir: Optional[str] = None
+    region: str = 'all'
+    depth: Optional[Dict[str, Any]] = None
 
     def __post_init__(self) -> None:
         check_cells_per_pass(self.cells_per_pass)
+        check_region(self.region)
+        if self.depth is not None:
+            self.depth = DepthSource.from_cfg(self.depth).to_cfg()
+        needs_depth = [n for n in self.corruptions if n in NEEDS_DEPTH]
+        if needs_depth and self.depth is None:
+            raise RobustDetError(
+                f'{", ".join(needs_depth)} need(s) a depth map per image, '
+                'and none was given: pass --depth cityscapes (disparity/ '
+                'and camera/ of a Cityscapes tree) or --depth-folder DIR '
+                '--depth-suffix SUFFIX --depth-scale S')
+        on_device = [
+            what for what, used in (
+                (f'--region {self.region}', self.region != 'all'),
+                (', '.join(needs_depth), bool(needs_depth))) if used
+        ]
+        if on_device and self.corrupts_on_device:
+            raise RobustDetError(
+                f'{" and ".join(on_device)} need(s) the ground truth or '
+                'depth of each image, which --backend torch does not carry '
+                'to the device: use --backend fast')
         if not self.cells():
             count = len(grid_cells(self.corruptions, self.severities))
             raise RobustDetError(
@@ -209,6 +239,11 @@ class RobustnessJob:
         return dict(clip_len=self.clip_len, clip_mode=self.clip_mode,
                     short_clips=self.short_clips)
 
+    def image_dataset_args(self) -> Dict[str, Any]:
+        """Arguments of the image corruption datasets beyond seed, backend
+        and channel order: ``region`` and ``depth``."""
+        return dict(region=self.region, depth=self.depth)
+
     def video_dataset_args(self) -> Dict[str, Any]:
         """Arguments of the video corruption datasets."""
         return dict(self.video_clips(), seed=self.seed,
@@ -236,7 +271,9 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         channel_order=job.channel_order,
         corruption_device=job.corruption_device_type(),
         video_clips=job.video_clips(),
-        ground_truth=job.ground_truth)
+        ground_truth=job.ground_truth,
+        region=job.region,
+        depth=job.depth)
     # Every rank must have been asked the same.
     check_same_job(
         dict(identity, cells=job.cells(), shard=job.shard,
@@ -284,6 +321,7 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             f'the test dataset of {job.config} has no images '
             f'({type(dataset).__name__}, '
             f'ann_file={getattr(dataset, "ann_file", None)!r})')
+    _check_region_and_depth(dataset, job)
     bad = find_bad_images(dataset)
     kept = len(dataset) - len({p for p, _ in bad})
     world_size = rank_and_world()[1]
@@ -327,6 +365,23 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             f'results: {skipped[:3]}', logger='current',
             level=logging.WARNING)
     return dl_cfg
+
+
+def _check_region_and_depth(dataset: Any, job: RobustnessJob) -> None:
+    """Refuse, before anything is evaluated, ``--region objects`` or
+    ``background`` on a test set without ground-truth instances, and a
+    depth source that has no depth for the first image."""
+    if job.region != 'all' and not any(
+            dataset.get_data_info(i).get('instances')
+            for i in range(len(dataset))):
+        raise RobustDetError(
+            f'--region {job.region} needs ground-truth boxes or masks, but '
+            f'no image of the test set of {job.config} has any')
+    if job.depth is not None and any(n in NEEDS_DEPTH
+                                     for n in job.corruptions):
+        info = dataset.get_data_info(0)
+        DepthSource.from_cfg(job.depth).load(
+            info['img_path'], getattr(dataset, 'data_root', None))
 
 
 def _recorder(job: RobustnessJob,

@@ -1,6 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 import copy
-from typing import Any, Iterator, Union
+from typing import Any, Iterator, Optional, Union
 
 from mmcv.transforms import LoadImageFromFile
 from mmdet.registry import DATASETS, TRANSFORMS
@@ -148,6 +148,11 @@ class CorruptedDataset(WrappedDataset):
         channel_order (str): ``'rgb'`` or ``'bgr'``, see
             :class:`CorruptImage`.
         lazy_init (bool): Whether to defer loading annotations.
+        region (str): ``'all'``, ``'objects'`` or ``'background'``, see
+            :class:`CorruptImage`.
+        depth (dict, optional): Where each image's depth map is, for the
+            corruptions that need one (a
+            :class:`~robustdet.datasets.depth.DepthSource` config).
     """
 
     def __init__(self,
@@ -157,12 +162,16 @@ class CorruptedDataset(WrappedDataset):
                  seed: int = 0,
                  backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
-                 lazy_init: bool = False) -> None:
+                 lazy_init: bool = False,
+                 region: str = 'all',
+                 depth: Optional[dict] = None) -> None:
         self.corruption = corruption
         self.severity = severity
         self.seed = seed
         self.backend = backend
         self.channel_order = channel_order
+        self.region = region
+        self.depth = depth
         for leaf in self._wrap(dataset):
             insert_after_loading(
                 leaf.pipeline,
@@ -174,7 +183,9 @@ class CorruptedDataset(WrappedDataset):
                         seed=seed,
                         backend=backend,
                         channel_order=channel_order,
-                        path_root=getattr(leaf, 'data_root', None))))
+                        path_root=getattr(leaf, 'data_root', None),
+                        region=region,
+                        depth=depth)))
         self._finish_init(lazy_init)
 
     def __repr__(self) -> str:
@@ -182,4 +193,5 @@ class CorruptedDataset(WrappedDataset):
                 f'severity={self.severity}, seed={self.seed}, '
                 f'backend={self.backend!r}, '
                 f'channel_order={self.channel_order!r}, '
+                f'region={self.region!r}, '
                 f'dataset={type(self.dataset).__name__})')

@@ -122,6 +122,11 @@ class MultiCorruptedDataset(WrappedDataset):
         channel_order (str): ``'rgb'`` or ``'bgr'``, see
             :class:`CorruptImage`.
         lazy_init (bool): Whether to defer loading annotations.
+        region (str): ``'all'``, ``'objects'`` or ``'background'``, see
+            :class:`CorruptImage`.
+        depth (dict, optional): Where each image's depth map is, for the
+            corruptions that need one (a
+            :class:`~robustdet.datasets.depth.DepthSource` config).
     """
 
     def __init__(self,
@@ -130,7 +135,9 @@ class MultiCorruptedDataset(WrappedDataset):
                  seed: int = 0,
                  backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
-                 lazy_init: bool = False) -> None:
+                 lazy_init: bool = False,
+                 region: str = 'all',
+                 depth: Optional[dict] = None) -> None:
         cells = [(str(c[0]), check_severity(int(c[1]), allow_clean=True))
                  for c in cells]
         if not cells:
@@ -141,6 +148,8 @@ class MultiCorruptedDataset(WrappedDataset):
         self.seed = seed
         self.backend = backend
         self.channel_order = channel_order
+        self.region = region
+        self.depth = depth
         self._pipelines: List[MultiCellPipeline] = []
         for leaf in self._wrap(dataset):
             corrupters = {
@@ -164,7 +173,9 @@ class MultiCorruptedDataset(WrappedDataset):
                 seed=self.seed,
                 backend=self.backend,
                 channel_order=self.channel_order,
-                path_root=path_root))
+                path_root=path_root,
+                region=self.region,
+                depth=self.depth))
 
     def get(self, idx: int, cells: Optional[Sequence[Cell]] = None) -> list:
         """The ``idx``-th image's samples for some of the cells.
@@ -194,4 +205,5 @@ class MultiCorruptedDataset(WrappedDataset):
         return (f'{type(self).__name__}(cells={self.cells}, '
                 f'seed={self.seed}, backend={self.backend!r}, '
                 f'channel_order={self.channel_order!r}, '
+                f'region={self.region!r}, '
                 f'dataset={type(self.dataset).__name__})')

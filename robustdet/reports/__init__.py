@@ -2,10 +2,10 @@
 from .robustness import (compact_cells, compare_markdown, csv_report,
                          main_metrics, markdown_report, metric_keys,
                          plot_metric, run_name, summary_csv, summary_text,
-                         write_reports)
+                         write_region_report, write_reports)
 
 __all__ = [
     'compact_cells', 'compare_markdown', 'csv_report', 'main_metrics',
     'markdown_report', 'metric_keys', 'plot_metric', 'run_name',
-    'summary_csv', 'summary_text', 'write_reports'
+    'summary_csv', 'summary_text', 'write_region_report', 'write_reports'
 ]

@@ -35,6 +35,9 @@ VIDEO_SUMMARY_COLUMNS = ('mPC_video', 'rPC_video') + tuple(
 VIDEO_COMPARE_COLUMNS = ('mPC_video', 'rPC_video', 'γa', 'γr')
 
 
+_REGION_WORDS = dict(objects='inside', background='outside')
+
+
 def metric_keys(results: Dict[str, Any]) -> List[str]:
     """Metric keys present in the results, clean ones first."""
     return functional_metric_keys(results.get('clean') or {},
@@ -200,6 +203,14 @@ def markdown_report(results: Dict[str, Any],
         w(f'- checkpoint: `{results.get("checkpoint")}`\n')
         w(f'- seed {results["seed"]}, backend `{results["backend"]}`, '
           f'channel order `{results["channel_order"]}`\n')
+        region = results.get('region', 'all')
+        if region != 'all':
+            w(f'- region `{region}`: the image corruptions apply '
+              f'{_REGION_WORDS[region]} the ground-truth instances only '
+              '(masks, else boxes, with a soft edge)\n')
+        if results.get('depth'):
+            w(f'- depth of the depth-aware corruptions: '
+              f'`{results["depth"]}`\n')
     cov = results.get('coverage') or {}
     show_image = _shows_image(results)
     if cov and show_image:
@@ -579,3 +590,25 @@ def write_reports(results: Dict[str, Any], out_dir: str,
         write_bytes_atomic(plot(results, metric), path)
         paths.append(path)
     return paths
+
+
+def write_region_report(runs: Sequence[Any], out_dir: str) -> str:
+    """``regions.md``: the runs of one model under several ``--region``
+    settings side by side (:func:`compare_markdown`).
+
+    Args:
+        runs (Sequence[tuple]): ``(region, results)`` pairs.
+        out_dir (str): Directory to write into.
+
+    Returns:
+        str: The path written.
+    """
+    text = ('# Robustness per region\n\n'
+            'One row per `--region`: `all` corrupts the whole image, '
+            '`objects` only the ground-truth instances, `background` only '
+            'what lies outside them (masks, else boxes, with a soft edge). '
+            'P is the same clean evaluation in every row.\n\n' +
+            compare_markdown(runs))
+    path = osp.join(out_dir, 'regions.md')
+    write_text_atomic(text, path)
+    return path

@@ -174,6 +174,67 @@ def add_video_clip_args(parser: argparse.ArgumentParser) -> None:
         'pad (repeat its last frame)')
 
 
+def add_depth_args(parser: argparse.ArgumentParser) -> None:
+    """Add where the depth-aware corruptions (fog_3d, near_focus,
+    far_focus) read each image's depth, shared by ``test_robust.py`` and
+    ``corrupt_dataset.py``: ``--depth cityscapes`` or ``--depth-folder``
+    with ``--depth-suffix``, ``--depth-scale`` and ``--depth-inverse``
+    (:class:`robustdet.datasets.depth.DepthSource`)."""
+    group = parser.add_argument_group(
+        'depth', 'per-image depth of fog_3d, near_focus and far_focus')
+    group.add_argument(
+        '--depth',
+        choices=('cityscapes', ),
+        help='cityscapes: the disparity/ and camera/ folders of the '
+        'Cityscapes tree the images are in (metric depth)')
+    group.add_argument(
+        '--depth-folder',
+        metavar='DIR',
+        help='a folder of depth maps that mirrors the image folder '
+        '(relative to the data root unless absolute)')
+    group.add_argument(
+        '--depth-suffix',
+        metavar='SUFFIX',
+        help="with --depth-folder: what replaces an image's extension, "
+        "e.g. .npy or _depth.png")
+    group.add_argument(
+        '--depth-scale',
+        type=float,
+        metavar='S',
+        help='with --depth-folder: depth = stored value × S (e.g. 0.001 '
+        'for PNGs in millimetres)')
+    group.add_argument(
+        '--depth-inverse',
+        action='store_true',
+        help='with --depth-folder: the maps hold inverse depth (e.g. '
+        'MiDaS): depth = 1 / (value × S)')
+
+
+def depth_from_args(args: argparse.Namespace) -> Optional[dict]:
+    """The :class:`~robustdet.datasets.depth.DepthSource` config of
+    :func:`add_depth_args`' arguments (checked), or None."""
+    from ..datasets.depth import DepthSource
+    folder_args = [
+        f'--depth-{k}' for k, v in (('suffix', args.depth_suffix),
+                                   ('scale', args.depth_scale),
+                                   ('inverse', args.depth_inverse)) if v
+    ]
+    if args.depth and args.depth_folder:
+        raise RobustDetError('give --depth cityscapes or --depth-folder, '
+                             'not both')
+    if args.depth_folder:
+        return DepthSource.from_cfg(
+            dict(kind='folder', root=args.depth_folder,
+                 suffix=args.depth_suffix, scale=args.depth_scale,
+                 inverse=args.depth_inverse)).to_cfg()
+    if folder_args:
+        raise RobustDetError(f'{", ".join(folder_args)} need(s) '
+                             '--depth-folder')
+    if args.depth:
+        return DepthSource.from_cfg(dict(kind=args.depth)).to_cfg()
+    return None
+
+
 def pmk_ks(args: argparse.Namespace) -> range:
     """The ks 0..``--k``; a negative ``--k`` is a user error."""
     if args.k < 0:

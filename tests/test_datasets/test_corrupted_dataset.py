@@ -8,7 +8,7 @@ from mmdet.datasets.transforms.transforms import Corrupt
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine.config import Config
 
-from robustdet.corruptions import CORRUPTIONS
+from robustdet.corruptions import IMAGENET_C_CORRUPTIONS
 from robustdet.datasets import CorruptedDataset, CorruptImage
 from robustdet.utils import RobustDetError, derive_seed
 from tests.conftest import REPO, replace_data_root
@@ -108,7 +108,8 @@ def _bgr_image(demo_dir):
     return path, cv2.imread(path)
 
 
-@pytest.mark.parametrize('name', [c.name for c in CORRUPTIONS])
+# mmdet's Corrupt runs imagecorruptions: the 19.
+@pytest.mark.parametrize('name', IMAGENET_C_CORRUPTIONS)
 def test_bgr_mode_equals_mmdet_corrupt(demo_dir, name):
     """channel_order='bgr' is mmdet's Corrupt, pixel for pixel. For
     stochastic corruptions mmdet's transform is seeded the way robustdet
@@ -160,3 +161,55 @@ def test_bad_wrapper_arguments(demo_dir):
         CorruptedDataset(_test_dataset_cfg('coco', demo_dir), 'fgo', 1)
     with pytest.raises(RobustDetError, match='out of range'):
         CorruptedDataset(_test_dataset_cfg('coco', demo_dir), 'fog', 9)
+
+
+def _transform_input(img, instances):
+    return dict(img=img.copy(), img_path='/data/a/b.jpg', instances=instances)
+
+
+def test_region_objects_and_background_split_the_change():
+    from robustdet.corruptions import corrupt
+    from robustdet.datasets.transforms import CorruptImage
+    img = np.random.default_rng(0).integers(0, 256, (64, 96, 3), np.uint8)
+    box = dict(bbox=[20.0, 10.0, 60.0, 40.0], bbox_label=0, ignore_flag=0)
+    out = {
+        region: CorruptImage('gaussian_noise', 3, seed=5, region=region)(
+            _transform_input(img, [box]))
+        for region in ('all', 'objects', 'background')
+    }
+    assert out['objects']['region'] == 'objects'
+    # The whole image corrupted, BGR in and out, as corrupt() on RGB.
+    whole = corrupt(img[..., ::-1].copy(), 'gaussian_noise', 3,
+                    seed=_seed(5, 'b.jpg'))[..., ::-1]
+    np.testing.assert_array_equal(out['all']['img'], whole)
+    inside = np.zeros(img.shape[:2], bool)
+    inside[10:40, 20:60] = True
+    far = np.ones(img.shape[:2], bool)
+    far[5:45, 15:65] = False  # beyond the soft edge
+    objects, background = out['objects']['img'], out['background']['img']
+    np.testing.assert_array_equal(objects[inside], whole[inside])
+    np.testing.assert_array_equal(objects[far], img[far])
+    np.testing.assert_array_equal(background[far], whole[far])
+    np.testing.assert_array_equal(background[inside], img[inside])
+    # No instance: nothing is an object.
+    none = CorruptImage('gaussian_noise', 3, seed=5, region='objects')(
+        _transform_input(img, []))
+    np.testing.assert_array_equal(none['img'], img)
+
+
+def _seed(seed, identity):
+    from robustdet.datasets.transforms.corrupt import corruption_seed
+    return corruption_seed(seed, identity, 'gaussian_noise', 3)
+
+
+def test_region_and_depth_errors():
+    from robustdet.datasets.transforms import CorruptImage
+    from robustdet.utils import RobustDetError
+    img = np.zeros((40, 40, 3), np.uint8)
+    with pytest.raises(RobustDetError, match="unknown region 'object'"):
+        CorruptImage('fog', 1, region='object')
+    with pytest.raises(RobustDetError, match="has no 'instances'"):
+        CorruptImage('fog', 1, region='objects')(
+            dict(img=img, img_path='x.jpg'))
+    with pytest.raises(RobustDetError, match='fog_3d needs a depth map'):
+        CorruptImage('fog_3d', 1)(dict(img=img, img_path='x.jpg'))

@@ -1,6 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 import os.path as osp
-from typing import Optional
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 from mmcv.transforms import BaseTransform
@@ -8,7 +8,10 @@ from mmdet.registry import TRANSFORMS
 
 from ...corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
                             get_corruption)
+from ...corruptions.region import blend_region, check_region, region_weight
+from ...utils.errors import RobustDetError
 from ...utils.seeding import derive_seed
+from ..depth import DepthSource
 
 
 def image_identity(img_path: str, path_root: Optional[str] = None) -> str:
@@ -66,10 +69,19 @@ class CorruptImage(BaseTransform):
     Unlike mmdet's ``Corrupt``, which corrupts mmdet's BGR arrays as if they
     were RGB, the published (RGB) definitions are applied by default.
 
+    With ``region='objects'`` (or ``'background'``) the corruption is
+    applied inside (outside) the image's ground-truth instances only, with
+    a soft edge (:mod:`robustdet.corruptions.region`); the corruptions
+    that need depth (fog_3d, near_focus, far_focus) read each image's
+    depth map from ``depth``.
+
     Required Keys:
 
     - img (np.uint8, BGR as loaded by mmdet)
     - img_path (str)
+    - instances (list[dict], only for ``region`` other than ``'all'``: the
+      dataset's ground truth, ``bbox`` and optional ``mask``, in the
+      loaded image's pixels)
 
     Modified Keys:
 
@@ -79,6 +91,7 @@ class CorruptImage(BaseTransform):
 
     - corruption (str)
     - severity (int)
+    - region (str)
 
     Args:
         corruption (str): Corruption name.
@@ -90,7 +103,14 @@ class CorruptImage(BaseTransform):
             ``'bgr'`` (what mmdet's ``Corrupt`` does). Defaults to
             ``'rgb'``.
         path_root (str, optional): Root that image identities are relative
-            to. Defaults to None.
+            to (the dataset's ``data_root``; depth roots are relative to it
+            too). Defaults to None.
+        region (str): ``'all'`` (default), ``'objects'`` or
+            ``'background'``.
+        depth (dict | DepthSource, optional): Where each image's depth
+            map is (:class:`robustdet.datasets.depth.DepthSource` or its
+            config). Read only for the corruptions that need depth, which
+            fail with a one-line error without it. Defaults to None.
     """
 
     def __init__(self,
@@ -99,13 +119,20 @@ class CorruptImage(BaseTransform):
                  seed: int = 0,
                  backend: str = DEFAULT_BACKEND,
                  channel_order: str = 'rgb',
-                 path_root: Optional[str] = None) -> None:
-        self.corruption = get_corruption(corruption).name
+                 path_root: Optional[str] = None,
+                 region: str = 'all',
+                 depth: Union[None, Dict[str, Any], DepthSource] = None
+                 ) -> None:
+        entry = get_corruption(corruption)
+        self.corruption = entry.name
         self.severity = check_severity(severity, allow_clean=True)
         self.seed = seed
         self.backend = backend
         self.channel_order = channel_order
         self.path_root = path_root
+        self.region = check_region(region)
+        self.depth = None if depth is None else DepthSource.from_cfg(depth)
+        self.needs_depth = entry.needs_depth and self.severity > 0
 
     def image_identity(self, img_path: str) -> str:
         """The stable identity of an image: its path relative to
@@ -130,19 +157,41 @@ class CorruptImage(BaseTransform):
         rgb = np.ascontiguousarray(img[..., ::-1]) if img.ndim == 3 else img
         out = corrupt(rgb, self.corruption, self.severity, seed=seed,
                       backend=self.backend,
-                      channel_order=self.channel_order)
+                      channel_order=self.channel_order,
+                      depth=self._depth(results['img_path']))
+        if self.region != 'all' and self.severity > 0:
+            out = blend_region(rgb, out, self._weight(results, rgb.shape),
+                               self.region)
         results['img'] = (
             np.ascontiguousarray(out[..., ::-1]) if out.ndim == 3 else out)
         results['corruption'] = self.corruption
         results['severity'] = self.severity
+        results['region'] = self.region
         return results
+
+    def _depth(self, img_path: str) -> Optional[np.ndarray]:
+        """The image's depth map when the corruption needs one."""
+        if not self.needs_depth or self.depth is None:
+            return None
+        return self.depth.load(img_path, self.path_root)
+
+    def _weight(self, results: dict, shape: tuple) -> np.ndarray:
+        """Where the corruption applies: 1 on the ground-truth objects."""
+        instances = results.get('instances')
+        if instances is None:
+            raise RobustDetError(
+                f'--region {self.region} needs the ground truth of '
+                f'{results["img_path"]}, but its data info has no '
+                "'instances'")
+        return region_weight(shape[0], shape[1], instances)
 
     def __repr__(self) -> str:
         return (f'{self.__class__.__name__}(corruption={self.corruption!r}, '
                 f'severity={self.severity}, seed={self.seed}, '
                 f'backend={self.backend!r}, '
                 f'channel_order={self.channel_order!r}, '
-                f'path_root={self.path_root!r})')
+                f'path_root={self.path_root!r}, region={self.region!r}, '
+                f'depth={self.depth!r})')
 
 
 @TRANSFORMS.register_module()

@@ -3,7 +3,8 @@
 
 A job (see :class:`robustdet.apis.RobustnessJob`) gives the corruption
 settings these read: ``seed``, ``backend``, ``channel_order``,
-``corrupts_on_device`` and ``video_dataset_args()``.
+``corrupts_on_device``, ``image_dataset_args()`` (region and depth) and
+``video_dataset_args()``.
 """
 import copy
 from typing import Any, Dict, List, Optional, Sequence
@@ -93,7 +94,8 @@ def pass_dataset(dl_cfg: Dict[str, Any], cells: Sequence[Cell],
             cells=image,
             seed=job.seed,
             backend=job.backend,
-            channel_order=job.channel_order), image))
+            channel_order=job.channel_order,
+            **job.image_dataset_args()), image))
     if video:
         parts.append((MultiVideoCorruptedDataset(
             dataset=copy.deepcopy(dl_cfg['dataset']),
@@ -125,5 +127,6 @@ def cell_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
             severity=severity,
             seed=job.seed,
             backend=job.backend,
-            channel_order=job.channel_order)
+            channel_order=job.channel_order,
+            **job.image_dataset_args())
     return dl

@@ -1,0 +1,153 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""tools/test_robust.py with the newer families (C-bar, 3DCC, depth) and
+``--region``, end to end on the small demo data and the committed tiny
+detector, and their one-line errors."""
+import json
+import os
+import os.path as osp
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from robustdet.apis.results import RESULTS_FILE, load_results
+from tests.conftest import REPO
+from tests.tool_process import run_tool
+
+GRID = ['--corruptions', 'sparkles', 'color_quant', '--severities', '0', '5']
+
+
+def _run(config, ckpt, work_dir, *extra):
+    return run_tool('tools/test_robust.py', config, ckpt, '--work-dir',
+                    str(work_dir), *extra, cwd=REPO)
+
+
+def _one_line_error(proc, expect):
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1].startswith('error: '), proc.stderr[-2000:]
+    assert 'Traceback' not in proc.stderr
+    assert expect in lines[-1], lines[-1]
+
+
+@pytest.fixture(scope='module')
+def regions_run(demo_checkpoint, tmp_path_factory):
+    config, ckpt = demo_checkpoint
+    work = tmp_path_factory.mktemp('regions')
+    proc = _run(config, ckpt, work, *GRID, '--region', 'all', 'objects',
+                'background')
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return work, proc.stdout
+
+
+def _results(work, region):
+    return load_results(str(work / f'region-{region}' / RESULTS_FILE))
+
+
+def test_one_run_per_region_with_family_summaries(regions_run):
+    work, stdout = regions_run
+    runs = {r: _results(work, r) for r in ('all', 'objects', 'background')}
+    for region, results in runs.items():
+        assert results['region'] == region
+        assert set(results['cells']) == {'sparkles', 'color_quant'}
+        row = results['summary']['coco/bbox_mAP']
+        # No benchmark cell: the 15's mPC is undefined, the families' are
+        # the means of their own cells.
+        assert row['mPC'] is None
+        cells = results['cells']
+        assert row['mPC_cbar'] == cells['sparkles']['5']['coco/bbox_mAP']
+        assert row['mPC_3dcc'] == cells['color_quant']['5']['coco/bbox_mAP']
+        assert row['rPC_cbar'] == row['mPC_cbar'] / row['P']
+        assert results['coverage']['cbar'] == [1, 50]
+        assert results['coverage']['3dcc'] == [1, 30]
+        md = (work / f'region-{region}' / 'robustness.md').read_text()
+        assert '| mPC_cbar | rPC_cbar | mPC_3dcc | rPC_3dcc |' in md
+        assert ('region `objects`' in md) == (region == 'objects')
+    # Clean is the same image set in every region; the corrupted cells are
+    # not (color_quant at severity 5 leaves one bit per channel).
+    assert len({json.dumps(r['clean']) for r in runs.values()}) == 1
+    q5 = {r: runs[r]['cells']['color_quant']['5']['coco/bbox_mAP']
+          for r in runs}
+    assert len(set(q5.values())) > 1, q5
+    regions_md = (work / 'regions.md').read_text()
+    for region in runs:
+        assert f'| {region} |' in regions_md
+    assert 'region all:' in stdout and 'mPC_cbar' in stdout
+
+
+def test_region_needs_ground_truth(demo_checkpoint, tmp_path):
+    from mmengine.config import Config
+    config, ckpt = demo_checkpoint
+    cfg = Config.fromfile(config)
+    ds = cfg.test_dataloader.dataset
+    # The same test set with every annotation dropped.
+    with open(osp.join(ds.data_root, ds.ann_file)) as f:
+        coco = json.load(f)
+    coco['annotations'] = []
+    ann = tmp_path / 'empty.json'
+    ann.write_text(json.dumps(coco))
+    ds.ann_file = str(ann)
+    ds.filter_cfg = None
+    cfg.test_evaluator.ann_file = str(ann)
+    cfg.dump(str(tmp_path / 'no_gt.py'))
+    proc = _run(str(tmp_path / 'no_gt.py'), ckpt, tmp_path / 'w', *GRID,
+                '--region', 'objects')
+    _one_line_error(proc, '--region objects needs ground-truth boxes')
+    assert not (tmp_path / 'w' / RESULTS_FILE).exists()
+
+
+def test_depth_corruptions_need_depth(demo_checkpoint, tmp_path):
+    config, ckpt = demo_checkpoint
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'fog_3d',
+                '--severities', '1')
+    _one_line_error(proc, 'fog_3d need(s) a depth map per image')
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'fog_3d',
+                '--severities', '1', '--depth-folder', 'depth',
+                '--depth-suffix', '.npy', '--depth-scale', '1')
+    _one_line_error(proc, 'no depth map for image')
+    assert 'depth/val2017/100001.npy does not exist' in proc.stderr
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'sparkles',
+                '--region', 'objects', '--backend', 'torch')
+    _one_line_error(proc, 'use --backend fast')
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'cbarr')
+    _one_line_error(proc, "unknown corruption 'cbarr'")
+    assert 'cbar' in proc.stderr and '3dcc_depth_free' in proc.stderr
+    assert not (tmp_path / 'w').exists()
+
+
+@pytest.mark.cpu_sensitive
+def test_depth_folder_run(demo_checkpoint, tmp_path):
+    """fog_3d with depth maps named like the images: the far images are
+    fogged more than a depth-free run could tell."""
+    config, ckpt = demo_checkpoint
+    from mmengine.config import Config
+    ds = Config.fromfile(config).test_dataloader.dataset
+    img_dir = osp.join(ds.data_root, ds.data_prefix['img'])
+    depth_dir = tmp_path / 'depth'
+    for name in os.listdir(img_dir):
+        h, w = np.asarray(Image.open(osp.join(img_dir, name))).shape[:2]
+        sub = depth_dir / ds.data_prefix['img']
+        sub.mkdir(parents=True, exist_ok=True)
+        # 2 m at the bottom row to 60 m at the top, in millimetres.
+        depth = np.linspace(60000, 2000, h)[:, None].repeat(w, axis=1)
+        Image.fromarray(depth.astype(np.uint16)).save(
+            sub / (osp.splitext(name)[0] + '.png'))
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'fog_3d',
+                '--severities', '0', '5', '--depth-folder', str(depth_dir),
+                '--depth-suffix', '.png', '--depth-scale', '0.001')
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = load_results(str(tmp_path / 'w' / RESULTS_FILE))
+    assert results['depth']['kind'] == 'folder'
+    assert results['depth']['scale'] == 0.001
+    row = results['summary']['coco/bbox_mAP']
+    assert row['mPC_3dcc'] < row['P']
+    # Another depth is another run: not mixed into these results.
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'fog_3d',
+                '--severities', '0', '5', '--depth-folder', str(depth_dir),
+                '--depth-suffix', '.png', '--depth-scale', '0.002')
+    _one_line_error(proc, 'holds results of another run')
+
+
+if __name__ == '__main__':
+    sys.exit(pytest.main([__file__]))
