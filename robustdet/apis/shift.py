@@ -7,11 +7,17 @@ al. 2019, section 3.5, tables 4 and 5).
   Cityscapes val at β = 0.005, 0.01, 0.02 (``FoggyCityscapesDataset``);
 - ``bdd100k-weather``: BDD100k val clear (reference), rainy, snowy;
 - ``bdd100k-daynight``: BDD100k val daytime (reference), night
-  (``BDD100kDataset`` with the file lists of ``make_bdd100k_splits.py``).
+  (``BDD100kDataset`` with the file lists of ``make_bdd100k_splits.py``);
+- ``coco-o``: the config's own COCO test set (reference) and the six
+  domains of COCO-O (Mao et al., ICCV 2023), each a COCO val-like tree
+  ``<root>/<domain>/{val2017,annotations/instances_val2017.json}``
+  evaluated with its own annotation file; the mean over the six domains
+  is the benchmark's headline "COCO-O mAP".
 
 Results (``shift.json``, written atomically after every split; a rerun
 resumes) hold each split's metrics and, per metric, P (the reference
-split's value), the value per split and rPC per split = value / P.
+split's value), the value per split and rPC per split = value / P; for
+``coco-o`` also the mean over the domains and its rPC.
 """
 import copy
 import numbers
@@ -34,6 +40,17 @@ from .testing import build_test_runner
 FORMAT = 'robustdet-shift/1'
 RESULTS_FILE = 'shift.json'
 BETAS = (0.005, 0.01, 0.02)
+#: The six COCO-O domains, in the order of the COCO-O README (easyrobust,
+#: benchmarks/coco_o).
+COCO_O_DOMAINS = ('sketch', 'cartoon', 'painting', 'weather', 'handmake',
+                  'tattoo')
+#: Default ``--coco-o-root``: the unpacked ``ood_coco.zip``.
+COCO_O_ROOT = 'data/coco-o'
+#: A COCO-O domain's annotation file and image folder, below its root.
+COCO_O_ANN_FILE = 'annotations/instances_val2017.json'
+COCO_O_IMAGES = 'val2017'
+# Test evaluators whose annotation file a split may replace.
+_COCO_METRICS = ('CocoMetric', 'FastCocoMetric')
 
 
 @dataclass(frozen=True)
@@ -46,14 +63,30 @@ class ShiftBenchmark:
         reference (str): The split P is measured on.
         splits (tuple): ``(split name, dataset overrides)`` pairs, the
             reference first; ``{split_dir}`` in a string value is the
-            ``--split-dir``.
+            ``--split-dir``, ``{coco_o_root}`` the ``--coco-o-root``
+            (both absolute).
         table (str): The paper's table with this layout.
+        evaluator (tuple): ``(split name, overrides)`` pairs for the
+            splits whose COCO metrics (``CocoMetric``, ``FastCocoMetric``)
+            change, formatted as ``splits``; other splits use the
+            config's test evaluator as it is.
+        required (tuple): ``(split name, paths)`` pairs: files or folders
+            (formatted as ``splits``) that must exist before anything is
+            evaluated.
+        split_word (str): What a split is called in error messages.
+        mean_name (str, optional): If set, the summary also holds the mean
+            of each metric over the splits other than the reference (the
+            benchmark's headline number, called so).
     """
     name: str
     dataset_types: Tuple[str, ...]
     reference: str
     splits: Tuple[Tuple[str, Dict[str, Any]], ...]
     table: str
+    evaluator: Tuple[Tuple[str, Dict[str, Any]], ...] = ()
+    required: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    split_word: str = 'split'
+    mean_name: Optional[str] = None
 
     @property
     def split_names(self) -> List[str]:
@@ -72,6 +105,31 @@ def _bdd(name: str, reference: str, splits: Sequence[str],
                    scene=None)) for s in splits), table)
 
 
+def _coco_o() -> ShiftBenchmark:
+    """COCO-O: each domain is a COCO val-like tree below the root, read and
+    evaluated with its own annotation file (as the COCO-O README does by
+    pointing ``data/coco`` at ``<root>/<domain>``)."""
+    root = '{coco_o_root}/'
+    return ShiftBenchmark(
+        'coco-o', ('CocoDataset', ), 'coco',
+        (('coco', {}), ) + tuple(
+            (d,
+             dict(
+                 data_root=f'{root}{d}/',
+                 ann_file=COCO_O_ANN_FILE,
+                 data_prefix=dict(img=f'{COCO_O_IMAGES}/')))
+            for d in COCO_O_DOMAINS),
+        'tables 4 and 5, for COCO-O (Mao et al. 2023)',
+        evaluator=tuple(
+            (d, dict(ann_file=f'{root}{d}/{COCO_O_ANN_FILE}'))
+            for d in COCO_O_DOMAINS),
+        required=tuple((d, (f'{root}{d}/{COCO_O_ANN_FILE}',
+                            f'{root}{d}/{COCO_O_IMAGES}'))
+                       for d in COCO_O_DOMAINS),
+        split_word='domain',
+        mean_name='COCO-O')
+
+
 BENCHMARKS: Dict[str, ShiftBenchmark] = {
     b.name: b
     for b in (
@@ -86,6 +144,7 @@ BENCHMARKS: Dict[str, ShiftBenchmark] = {
              'table 5 (weather)'),
         _bdd('bdd100k-daynight', 'daytime', ('daytime', 'night'),
              'table 5 (time of day)'),
+        _coco_o(),
     )
 }
 
@@ -104,8 +163,21 @@ def _leaf(dataset: Dict[str, Any]) -> Dict[str, Any]:
     return dataset
 
 
-def split_dataloader_cfg(dl_cfg: Dict[str, Any], bench: ShiftBenchmark,
-                         split: str, split_dir: str) -> Dict[str, Any]:
+def _format(value: Any, split_dir: str, coco_o_root: str) -> Any:
+    """``value`` with ``{split_dir}`` and ``{coco_o_root}`` filled in (as
+    absolute paths) if it is a string."""
+    if not isinstance(value, str):
+        return value
+    return value.format(
+        split_dir=osp.abspath(split_dir),
+        coco_o_root=osp.abspath(coco_o_root))
+
+
+def split_dataloader_cfg(dl_cfg: Dict[str, Any],
+                         bench: ShiftBenchmark,
+                         split: str,
+                         split_dir: str,
+                         coco_o_root: str = COCO_O_ROOT) -> Dict[str, Any]:
     """The test dataloader config of one split of ``bench``.
 
     Args:
@@ -114,6 +186,8 @@ def split_dataloader_cfg(dl_cfg: Dict[str, Any], bench: ShiftBenchmark,
         split (str): One of its splits.
         split_dir (str): Directory of the BDD100k file lists (relative to
             the working directory, not to the dataset's ``data_root``).
+        coco_o_root (str): The COCO-O root (holding one folder per
+            domain), relative to the working directory.
 
     Returns:
         dict: A copy with the test dataset set to the split.
@@ -126,10 +200,70 @@ def split_dataloader_cfg(dl_cfg: Dict[str, Any], bench: ShiftBenchmark,
             f'{" or ".join(bench.dataset_types)}, the config has '
             f'{leaf.get("type")!r}')
     for key, value in dict(bench.splits)[split].items():
-        if isinstance(value, str):
-            value = value.format(split_dir=osp.abspath(split_dir))
-        leaf[key] = value
+        leaf[key] = _format(value, split_dir, coco_o_root)
     return dl_cfg
+
+
+def split_evaluator_cfg(ev_cfg: Any,
+                        bench: ShiftBenchmark,
+                        split: str,
+                        split_dir: str,
+                        coco_o_root: str = COCO_O_ROOT) -> Any:
+    """The test evaluator config of one split of ``bench``.
+
+    Args:
+        ev_cfg (dict | list): The config's test evaluator (one metric or a
+            list of them).
+        bench (ShiftBenchmark): The benchmark.
+        split (str): One of its splits.
+        split_dir (str): As for :func:`split_dataloader_cfg`.
+        coco_o_root (str): As for :func:`split_dataloader_cfg`.
+
+    Returns:
+        dict | list: A copy, with the split's overrides (e.g. the
+        annotation file of a COCO-O domain) set in every COCO metric; the
+        copy as it is for a split without overrides.
+    """
+    ev_cfg = copy.deepcopy(ev_cfg)
+    overrides = dict(bench.evaluator).get(split)
+    if not overrides:
+        return ev_cfg
+    metrics = ev_cfg if isinstance(ev_cfg, (list, tuple)) else [ev_cfg]
+    coco = [m for m in metrics
+            if isinstance(m, dict) and m.get('type') in _COCO_METRICS]
+    if not coco:
+        found = [m.get('type') if isinstance(m, dict) else m
+                 for m in metrics]
+        raise RobustDetError(
+            f'--benchmark {bench.name} needs a test evaluator of type '
+            f'{" or ".join(_COCO_METRICS)}, the config has {found}')
+    for metric in coco:
+        for key, value in overrides.items():
+            metric[key] = _format(value, split_dir, coco_o_root)
+    return ev_cfg
+
+
+def check_split_inputs(bench: ShiftBenchmark,
+                       split: str,
+                       split_dir: str,
+                       coco_o_root: str = COCO_O_ROOT) -> None:
+    """Check that the files and folders a split reads exist.
+
+    Args:
+        bench (ShiftBenchmark): The benchmark.
+        split (str): One of its splits.
+        split_dir (str): As for :func:`split_dataloader_cfg`.
+        coco_o_root (str): As for :func:`split_dataloader_cfg`.
+
+    Raises:
+        RobustDetError: Naming the split and the first missing path.
+    """
+    for path in dict(bench.required).get(split, ()):
+        path = _format(path, split_dir, coco_o_root)
+        if not osp.exists(path):
+            raise RobustDetError(
+                f'{bench.name} {bench.split_word} {split!r} is missing: '
+                f'expected {path}')
 
 
 def _split_metrics(metrics: Dict[str, Any]) -> Dict[str, float]:
@@ -138,6 +272,13 @@ def _split_metrics(metrics: Dict[str, Any]) -> Dict[str, float]:
         for k, v in metrics.items()
         if isinstance(v, numbers.Real) and not isinstance(v, bool)
     }
+
+
+def _mean(values: Sequence[Optional[float]]) -> Optional[float]:
+    """The mean of ``values``; None if any is None (or there are none)."""
+    if not values or any(v is None for v in values):
+        return None
+    return sum(values) / len(values)
 
 
 def shift_summary(bench: ShiftBenchmark,
@@ -151,7 +292,10 @@ def shift_summary(bench: ShiftBenchmark,
     Returns:
         dict: ``{metric: {'P': ..., 'splits': {split: value},
         'rPC': {split: value / P}}}``; values < 0 (mmdet's "not
-        applicable") and splits not evaluated are None.
+        applicable") and splits not evaluated are None. With
+        ``bench.mean_name`` each metric also has ``mean`` (the mean over
+        the splits other than the reference; None unless all of them have
+        a value) and ``mean_rPC`` (= mean / P).
     """
     ref = splits.get(bench.reference) or {}
     metrics = list(ref) or sorted({k for m in splits.values() for k in m})
@@ -166,6 +310,13 @@ def shift_summary(bench: ShiftBenchmark,
             values[split] = v
             rpc[split] = v / p if v is not None and p else None
         summary[metric] = dict(P=p, splits=values, rPC=rpc)
+        if bench.mean_name:
+            mean = _mean([
+                values[s] for s in bench.split_names if s != bench.reference
+            ])
+            summary[metric].update(
+                mean=mean,
+                mean_rPC=mean / p if mean is not None and p else None)
     return summary
 
 
@@ -183,6 +334,7 @@ class ShiftJob:
         launcher (str): mmengine launcher.
         unsafe_load (bool): Unpickle the checkpoint fully.
         overwrite (bool): Discard results of another run.
+        coco_o_root (str): The COCO-O root (one folder per domain).
     """
     config: str
     checkpoint: str
@@ -193,6 +345,7 @@ class ShiftJob:
     launcher: str = 'none'
     unsafe_load: bool = False
     overwrite: bool = False
+    coco_o_root: str = COCO_O_ROOT
 
     def __post_init__(self) -> None:
         self.bench = get_benchmark(self.benchmark)
@@ -211,12 +364,15 @@ class ShiftJob:
 
 
 def _identity(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
-    return dict(
+    identity = dict(
         benchmark=job.benchmark,
         config_sha256=config_fingerprint(cfg),
         checkpoint_sha256=sha256_file(job.checkpoint),
         split_dir=osp.abspath(job.split_dir)
         if job.bench.name.startswith('bdd') else None)
+    if job.bench.name == 'coco-o':
+        identity['coco_o_root'] = osp.abspath(job.coco_o_root)
+    return identity
 
 
 def load_shift_results(path: str) -> Dict[str, Any]:
@@ -237,30 +393,33 @@ def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
                 f'({diffs[0]} differs); use another --work-dir or '
                 '--overwrite')
         return old
-    return dict(
+    record = dict(
         format=FORMAT,
         robustdet_version=__version__,
         **identity,
         config=job.config,
         checkpoint=job.checkpoint,
         reference=job.bench.reference,
-        table=job.bench.table,
-        splits={},
-        seconds={},
-        summary={})
+        table=job.bench.table)
+    if job.bench.mean_name:
+        record['mean_name'] = job.bench.mean_name
+    return dict(record, splits={}, seconds={}, summary={})
 
 
 def _evaluate_split(runner: Any, job: ShiftJob, cfg: Any,
                     test_cfg: Dict[str, Any], split: str,
                     results: Dict[str, Any]) -> None:
     """Evaluate one split with its own evaluator and record it."""
+    dirs = (job.split_dir, job.coco_o_root)
     loop = LOOPS.build(
         test_cfg,
         default_args=dict(
             runner=runner,
             dataloader=split_dataloader_cfg(cfg.test_dataloader, job.bench,
-                                            split, job.split_dir),
-            evaluator=runner.build_evaluator(cfg.test_evaluator)))
+                                            split, *dirs),
+            evaluator=runner.build_evaluator(
+                split_evaluator_cfg(cfg.test_evaluator, job.bench, split,
+                                    *dirs))))
     start = time.perf_counter()
     metrics = _split_metrics(loop.run())
     seconds = time.perf_counter() - start
@@ -290,9 +449,13 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
         dict: The results (also in ``job.results_file``).
     """
     cfg = unwrap_corrupted(cfg)
-    for split in job.splits:  # fail on the config before building anything
-        split_dataloader_cfg(cfg.test_dataloader, job.bench, split,
-                             job.split_dir)
+    dirs = (job.split_dir, job.coco_o_root)
+    # Fail on the config and the data before building anything.
+    for split in job.splits:
+        split_dataloader_cfg(cfg.test_dataloader, job.bench, split, *dirs)
+        split_evaluator_cfg(cfg.test_evaluator, job.bench, split, *dirs)
+    for split in job.splits:
+        check_split_inputs(job.bench, split, *dirs)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_shift_results(job, cfg)
     todo = [s for s in job.splits if s not in results['splits']]

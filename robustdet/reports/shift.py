@@ -41,6 +41,11 @@ def shift_markdown(results: Dict[str, Any]) -> str:
                                  for s in splits) + ' |\n')
         w('| rPC [%] | ' + ' | '.join(_rpc(row['rPC'].get(s))
                                       for s in splits) + ' |\n')
+        if results.get('mean_name'):
+            w(f'\n{results["mean_name"]} {metric} (the mean over the '
+              f'{len(splits) - 1} splits after the reference): '
+              f'{_pts(row.get("mean"))}, rPC {_rpc(row.get("mean_rPC"))} %'
+              '\n')
     return out.getvalue()
 
 

@@ -5,8 +5,10 @@ import os.path as osp
 
 import pytest
 
-from robustdet.apis.shift import (BENCHMARKS, ShiftJob, get_benchmark,
-                                  shift_summary, split_dataloader_cfg)
+from robustdet.apis.shift import (BENCHMARKS, COCO_O_DOMAINS, ShiftJob,
+                                  check_split_inputs, get_benchmark,
+                                  shift_summary, split_dataloader_cfg,
+                                  split_evaluator_cfg)
 from robustdet.utils import RobustDetError
 
 
@@ -19,6 +21,10 @@ def test_benchmarks_follow_the_paper():
         'clear', 'rainy', 'snowy']
     assert get_benchmark('bdd100k-daynight').split_names == [
         'daytime', 'night']
+    coco_o = get_benchmark('coco-o')
+    assert coco_o.split_names == ['coco', 'sketch', 'cartoon', 'painting',
+                                  'weather', 'handmake', 'tattoo']
+    assert coco_o.reference == 'coco'
     for bench in BENCHMARKS.values():
         assert bench.split_names[0] == bench.reference
     with pytest.raises(RobustDetError, match='unknown shift benchmark'):
@@ -75,3 +81,90 @@ def test_job_checks_splits():
     assert job.splits == ['clear', 'snowy']  # benchmark order
     with pytest.raises(RobustDetError, match="unknown split 'foggy'"):
         ShiftJob('c.py', 'x.pth', 'bdd100k-weather', 'w', splits=['foggy'])
+
+
+COCO_DL = dict(batch_size=1, dataset=dict(
+    type='CocoDataset', data_root='data/coco/',
+    ann_file='annotations/instances_val2017.json',
+    data_prefix=dict(img='val2017/'), test_mode=True))
+COCO_EVAL = dict(type='CocoMetric',
+                 ann_file='data/coco/annotations/instances_val2017.json',
+                 metric='bbox')
+
+
+def test_coco_o_split_configs(tmp_path):
+    bench = get_benchmark('coco-o')
+    root = tmp_path / 'ood_coco'
+    # The reference is the config's own COCO test set and evaluator.
+    assert split_dataloader_cfg(COCO_DL, bench, 'coco', 'x', str(root)) \
+        == COCO_DL
+    assert split_evaluator_cfg(COCO_EVAL, bench, 'coco', 'x', str(root)) \
+        == COCO_EVAL
+    for domain in COCO_O_DOMAINS:
+        dl = split_dataloader_cfg(COCO_DL, bench, domain, 'x', str(root))
+        assert dl['dataset'] == dict(
+            COCO_DL['dataset'], data_root=f'{root}/{domain}/',
+            ann_file='annotations/instances_val2017.json',
+            data_prefix=dict(img='val2017/'))
+        ev = split_evaluator_cfg(COCO_EVAL, bench, domain, 'x', str(root))
+        assert ev == dict(
+            COCO_EVAL,
+            ann_file=f'{root}/{domain}/annotations/instances_val2017.json')
+    assert COCO_EVAL['ann_file'].startswith('data/coco/')  # not modified
+    # A relative root is taken from the working directory; every COCO
+    # metric of a list gets the domain's file, other metrics are kept.
+    evs = split_evaluator_cfg(
+        [COCO_EVAL, dict(type='FastCocoMetric', metric='bbox'),
+         dict(type='VOCMetric')], bench, 'tattoo', 'x', 'ood')
+    tattoo = osp.abspath('ood/tattoo/annotations/instances_val2017.json')
+    assert [e.get('ann_file') for e in evs] == [tattoo, tattoo, None]
+    with pytest.raises(RobustDetError, match='test evaluator of type '
+                       'CocoMetric or FastCocoMetric'):
+        split_evaluator_cfg(dict(type='VOCMetric'), bench, 'sketch', 'x',
+                            'ood')
+    with pytest.raises(RobustDetError, match='test dataset of type '
+                       'CocoDataset'):
+        split_dataloader_cfg(dict(dataset=dict(type='VOCDataset')), bench,
+                             'coco', 'x', 'ood')
+
+
+def test_coco_o_inputs_are_checked(tmp_path):
+    bench = get_benchmark('coco-o')
+    root = tmp_path / 'ood_coco'
+    (root / 'sketch' / 'annotations').mkdir(parents=True)
+    check_split_inputs(bench, 'coco', 'x', str(root))  # nothing needed
+    ann = root / 'sketch' / 'annotations' / 'instances_val2017.json'
+    with pytest.raises(RobustDetError) as e:
+        check_split_inputs(bench, 'sketch', 'x', str(root))
+    assert str(e.value) == (
+        f"coco-o domain 'sketch' is missing: expected {ann}")
+    ann.write_text('{}')
+    with pytest.raises(RobustDetError, match=f'expected {root}/sketch/'
+                       'val2017$'):
+        check_split_inputs(bench, 'sketch', 'x', str(root))
+    (root / 'sketch' / 'val2017').mkdir()
+    check_split_inputs(bench, 'sketch', 'x', str(root))
+
+
+def test_coco_o_summary_mean():
+    bench = get_benchmark('coco-o')
+    values = dict(zip(COCO_O_DOMAINS, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)))
+    splits = {'coco': {'coco/bbox_mAP': 0.5}}
+    splits.update({d: {'coco/bbox_mAP': v} for d, v in values.items()})
+    row = shift_summary(bench, splits)['coco/bbox_mAP']
+    assert row['P'] == 0.5
+    assert row['mean'] == pytest.approx(0.35, rel=1e-12)
+    assert row['mean_rPC'] == row['mean'] / 0.5
+    assert row['rPC']['tattoo'] == 0.6 / 0.5
+    # The headline needs every domain; the reference is not in it.
+    del splits['painting']
+    row = shift_summary(bench, splits)['coco/bbox_mAP']
+    assert row['mean'] is None and row['mean_rPC'] is None
+    splits['painting'] = {'coco/bbox_mAP': 0.3}
+    splits['coco'] = {'coco/bbox_mAP': 0.9}
+    assert shift_summary(bench, splits)['coco/bbox_mAP']['mean'] == \
+        pytest.approx(0.35, rel=1e-12)
+    # The other benchmarks have no mean.
+    assert 'mean' not in shift_summary(
+        get_benchmark('bdd100k-weather'),
+        {'clear': {'coco/bbox_mAP': 0.4}})['coco/bbox_mAP']

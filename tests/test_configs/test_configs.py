@@ -79,3 +79,41 @@ def test_imagenet_vid_video_config():
     assert test.data_prefix == dict(img='Data/VID/')
     from robustdet.datasets import IMAGENET_VID_CLASSES
     assert tuple(test.metainfo['classes']) == IMAGENET_VID_CLASSES
+
+
+def test_coco_o_config_is_mmdets_coco_config():
+    """The COCO-O config is mmdet's Faster R-CNN R50-FPN 1x COCO config as
+    it is (its reference split is COCO val2017); test_shift.py points the
+    test set and the evaluator at each domain."""
+    from robustdet.apis.shift import (COCO_O_DOMAINS, get_benchmark,
+                                      split_dataloader_cfg,
+                                      split_evaluator_cfg)
+    cfg = load_config(
+        f'{REPO}/configs/shift/faster-rcnn_r50_fpn_1x_coco-o.py')
+    mmdet = load_config(osp.join(
+        osp.dirname(__import__('mmdet').__file__), '.mim', 'configs',
+        'faster_rcnn', 'faster-rcnn_r50_fpn_1x_coco.py'))
+    def unscoped(node):  # mmdet:: bases add _scope_='mmdet'
+        if isinstance(node, dict):
+            return {k: unscoped(v) for k, v in node.items()
+                    if k != '_scope_'}
+        if isinstance(node, (list, tuple)):
+            return [unscoped(v) for v in node]
+        return node
+
+    for key in ('model', 'test_dataloader', 'test_evaluator',
+                'train_dataloader', 'optim_wrapper', 'param_scheduler'):
+        assert unscoped(cfg[key]) == unscoped(mmdet[key]), key
+    assert cfg.test_dataloader.dataset.type == 'CocoDataset'
+    assert cfg.test_evaluator.type == 'CocoMetric'
+    bench = get_benchmark('coco-o')
+    for domain in COCO_O_DOMAINS:
+        dl = split_dataloader_cfg(cfg.test_dataloader, bench, domain, 'x',
+                                  '/ood_coco')
+        assert dl['dataset']['data_root'] == f'/ood_coco/{domain}/'
+        assert dl['dataset']['pipeline'] == \
+            cfg.test_dataloader.dataset.pipeline
+        ev = split_evaluator_cfg(cfg.test_evaluator, bench, domain, 'x',
+                                 '/ood_coco')
+        assert ev['ann_file'] == \
+            f'/ood_coco/{domain}/annotations/instances_val2017.json'

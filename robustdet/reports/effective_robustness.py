@@ -1,0 +1,227 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Effective robustness of COCO-O runs: the COCO-O mAP (mean over the six
+domains) of each run against its COCO mAP, a least-squares line over the
+chosen runs and each run's distance above it
+(:mod:`robustdet.evaluation.functional.effective_robustness`).
+
+:func:`er_report` builds the report (a JSON-serialisable dict, every value
+in points: mAP × 100) from ``shift.json`` files of ``--benchmark coco-o``;
+Markdown and the scatter plot are derived from it alone. Used by
+``tools/effective_robustness.py``.
+"""
+import io
+import os.path as osp
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..evaluation.functional.effective_robustness import \
+    effective_robustness_table
+from ..utils.errors import RobustDetError
+from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+
+FORMAT = 'robustdet.effective_robustness/1'
+STEM = 'effective_robustness'
+BENCHMARK = 'coco-o'
+DEFAULT_METRIC = 'coco/bbox_mAP'
+
+Run = Tuple[str, str, Dict[str, Any]]
+
+
+def _points(value: Optional[float]) -> Optional[float]:
+    return None if value is None else 100 * float(value)
+
+
+def coco_o_row(name: str, path: str, results: Dict[str, Any],
+               metric: str) -> Dict[str, Any]:
+    """One run's numbers, in points.
+
+    Args:
+        name (str): The run's name.
+        path (str): Where its ``shift.json`` was read from (for messages).
+        results (dict): The ``shift.json`` of a ``coco-o`` run.
+        metric (str): The metric, e.g. ``'coco/bbox_mAP'``.
+
+    Returns:
+        dict: ``name``, ``path``, ``coco`` (the reference split's value),
+        ``coco_o`` (the mean over the domains) and ``domains`` (value per
+        domain).
+
+    Raises:
+        RobustDetError: Not a ``coco-o`` run, no such metric, or not every
+            domain evaluated.
+    """
+    if results.get('benchmark') != BENCHMARK:
+        raise RobustDetError(
+            f'{path} holds a {results.get("benchmark")!r} shift benchmark, '
+            f'not {BENCHMARK!r}')
+    row = (results.get('summary') or {}).get(metric)
+    if row is None:
+        raise RobustDetError(
+            f'{path} has no {metric}; it has '
+            f'{", ".join(results.get("summary") or {}) or "none"}')
+    reference = results['reference']
+    domains = {s: v for s, v in row['splits'].items() if s != reference}
+    missing = [s for s, v in domains.items() if v is None]
+    if row['P'] is None or row.get('mean') is None or missing:
+        what = missing[0] if missing else reference
+        raise RobustDetError(
+            f'{path} has no COCO-O {metric}: split {what!r} is not '
+            'evaluated (run tools/test_shift.py --benchmark coco-o on every '
+            'split)')
+    return dict(
+        name=name,
+        path=path,
+        coco=_points(row['P']),
+        coco_o=_points(row['mean']),
+        domains={s: _points(v) for s, v in domains.items()})
+
+
+def er_report(runs: Sequence[Run],
+              metric: str = DEFAULT_METRIC,
+              fit: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """The effective robustness report of COCO-O runs.
+
+    Args:
+        runs (Sequence[tuple]): ``(name, path, shift results)`` per run.
+        metric (str): The metric (default bbox mAP).
+        fit (Sequence[str], optional): Names of the runs to fit the line
+            over (default: all).
+
+    Returns:
+        dict: ``format``, ``metric``, ``units`` (points), ``domains``,
+        ``line`` (``slope``, ``intercept``, ``fitted``: the runs it was
+        fitted over) and ``runs`` (each with ``coco``, ``coco_o``,
+        ``domains``, ``expected`` = a·coco + b, ``er`` = coco_o −
+        expected, ``fitted``).
+    """
+    names = [name for name, _, _ in runs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise RobustDetError(
+            f'two runs are named {dup[0]!r}; name them NAME=JSON')
+    rows = [coco_o_row(name, path, results, metric)
+            for name, path, results in runs]
+    domains = list(rows[0]['domains']) if rows else []
+    for row in rows:
+        if list(row['domains']) != domains:
+            raise RobustDetError(
+                f'{row["path"]} has the domains '
+                f'{", ".join(row["domains"])}, {rows[0]["path"]} has '
+                f'{", ".join(domains)}')
+    table = effective_robustness_table(
+        {r['name']: (r['coco'], r['coco_o'])
+         for r in rows}, fit)
+    line = table['line']
+    for row in rows:
+        er = table['runs'][row['name']]
+        row.update(expected=er['expected'], er=er['er'], fitted=er['fitted'])
+    return dict(
+        format=FORMAT,
+        metric=metric,
+        units='points (mAP x 100)',
+        definition='ER = COCO-O mAP - (slope * COCO mAP + intercept), the '
+        'line fitted by least squares (linear, not logit) over the runs '
+        'in line.fitted',
+        domains=domains,
+        line=dict(
+            slope=line.slope,
+            intercept=line.intercept,
+            fitted=list(line.fitted)),
+        runs=rows)
+
+
+def _f(value: Optional[float], fmt: str = '.1f') -> str:
+    return '–' if value is None else format(value, fmt)
+
+
+def er_markdown(data: Dict[str, Any]) -> str:
+    """The report as Markdown: the line, then one row per run."""
+    out = io.StringIO()
+    w = out.write
+    line = data['line']
+    w(f'# Effective robustness on COCO-O ({data["metric"]})\n\n')
+    w(f'Line fitted by least squares over {len(line["fitted"])} run(s): '
+      + ', '.join(f'`{n}`' for n in line['fitted']) + '.\n\n')
+    w(f'COCO-O mAP = {line["slope"]:.4f} × COCO mAP '
+      f'{"+" if line["intercept"] >= 0 else "−"} '
+      f'{abs(line["intercept"]):.2f}; ER = COCO-O mAP − line. Values in '
+      'points (× 100); COCO-O mAP is the mean over the domains. No '
+      'published rows are included.\n\n')
+    domains = data['domains']
+    w('| run | COCO mAP | COCO-O mAP | ' + ' | '.join(domains) +
+      ' | ER | fitted |\n')
+    w('|---|' + '---|' * (len(domains) + 4) + '\n')
+    for row in data['runs']:
+        w(f'| {row["name"]} | {_f(row["coco"])} | {_f(row["coco_o"])} | ' +
+          ' | '.join(_f(row['domains'][d]) for d in domains) +
+          f' | {_f(row["er"], "+.2f")} | '
+          f'{"yes" if row["fitted"] else "no"} |\n')
+    return out.getvalue()
+
+
+def er_plot(data: Dict[str, Any]) -> bytes:
+    """COCO mAP (x) against COCO-O mAP (y): the runs (filled: fitted the
+    line, hollow: not), the line over their range, a label per run.
+
+    Args:
+        data (dict): From :func:`er_report`.
+
+    Returns:
+        bytes: PNG.
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    rows = data['runs']
+    line = data['line']
+    xs = [r['coco'] for r in rows]
+    fig, ax = plt.subplots(figsize=(7.0, 5.0))
+    pad = max(1.0, 0.1 * (max(xs) - min(xs)))
+    x0, x1 = min(xs) - pad, max(xs) + pad
+    ax.plot([x0, x1],
+            [line['slope'] * x0 + line['intercept'],
+             line['slope'] * x1 + line['intercept']],
+            ls='--', lw=1, color='0.4',
+            label=f'fit over {len(line["fitted"])} run(s): '
+            f'y = {line["slope"]:.3f} x '
+            f'{"+" if line["intercept"] >= 0 else "−"} '
+            f'{abs(line["intercept"]):.2f}')
+    colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
+    for i, row in enumerate(rows):
+        colour = colours[i % len(colours)]
+        ax.scatter(row['coco'], row['coco_o'], s=40, zorder=3,
+                   facecolors=colour if row['fitted'] else 'none',
+                   edgecolors=colour, linewidths=1.5)
+        ax.annotate(f'{row["name"]} (ER {row["er"]:+.2f})',
+                    (row['coco'], row['coco_o']), fontsize=8,
+                    color=colour, xytext=(4, 4), textcoords='offset points')
+    ax.set_xlim(x0, x1)
+    ax.set_xlabel(f'COCO {data["metric"]} × 100')
+    ax.set_ylabel(f'COCO-O {data["metric"]} × 100 (mean of domains)')
+    ax.set_title('Effective robustness on COCO-O (filled: fitted the line)',
+                 fontsize=9)
+    ax.legend(fontsize=8, loc='upper left')
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format='png', dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def write_er_report(data: Dict[str, Any], out_dir: str) -> List[str]:
+    """Write ``effective_robustness.json`` (first), ``.md`` and ``.png``
+    into ``out_dir``, each atomically (files already there are replaced).
+
+    Args:
+        data (dict): From :func:`er_report`.
+        out_dir (str): Directory (created).
+
+    Returns:
+        list[str]: The paths written.
+    """
+    paths = [osp.join(out_dir, f'{STEM}.{ext}')
+             for ext in ('json', 'md', 'png')]
+    dump_json_atomic(data, paths[0])
+    write_text_atomic(er_markdown(data), paths[1])
+    write_bytes_atomic(er_plot(data), paths[2])
+    return paths
