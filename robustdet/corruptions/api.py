@@ -20,12 +20,15 @@ def _fast(img: np.ndarray, name: str, severity: int,
     return corrupt_fast(img, name, severity, seed)
 
 
-def _torch(img: np.ndarray, name: str, severity: int,
-           seed: int) -> np.ndarray:
+def _torch(img: np.ndarray,
+           name: str,
+           severity: int,
+           seed: int,
+           depth: Optional[np.ndarray] = None) -> np.ndarray:
     # Imported on first use: it imports torch. Runs on the device named by
     # ROBUSTDET_TORCH_DEVICE (default cpu); batches: torch_backend.
     from .torch_backend import corrupt_torch
-    return corrupt_torch(img, name, severity, seed)
+    return corrupt_torch(img, name, severity, seed, depth=depth)
 
 
 def _cbar(img: np.ndarray, name: str, severity: int,
@@ -53,7 +56,8 @@ BACKENDS: Dict[str, Callable[..., np.ndarray]] = {
 # The newer families have one definition on the CPU, this package's
 # (:mod:`.cbar`, :mod:`.threedcc`; their sources have no code that runs at
 # a detector's resolution), which the reference and fast backends both
-# run; the torch backend has its own port of it.
+# run; the torch backend has its own port of it (.torch_cbar,
+# .torch_threedcc).
 CPU_FAMILIES: Dict[str, Callable[..., np.ndarray]] = {
     'cbar': _cbar,
     '3dcc': _3dcc,

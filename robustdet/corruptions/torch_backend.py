@@ -1,5 +1,5 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""The torch backend: the 19 corruptions on batches, on the CPU or CUDA.
+"""The torch backend: every corruption on batches, on the CPU or CUDA.
 
 Made for a benchmark whose model runs on a GPU: images are decoded on the
 CPU, corrupted at their original resolution on the GPU, then resized and
@@ -42,6 +42,12 @@ against the fast backend (and hence the reference):
   pixelate repeats Pillow's fixed-point box filter and nearest-neighbour
   upsampling exactly.
 
+The newer families (C-bar, 3DCC) are ports of this package's numpy
+definitions (:mod:`.torch_cbar`, :mod:`.torch_threedcc`): their random
+numbers are drawn on the CPU from the numpy definitions' own streams, and
+the pixels match within a grey level except a few pixels on a jump of
+the formula (tests/test_corruptions/test_torch_newer.py).
+
 The device: ``device=`` of :func:`corrupt_batch` (default: the device of a
 tensor batch, else the environment variable ``ROBUSTDET_TORCH_DEVICE``,
 else ``'cpu'``); :func:`corrupt_torch` uses the variable. Asking for CUDA
@@ -60,7 +66,7 @@ import torch
 import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
-from . import common, fast
+from . import common, fast, torch_cbar, torch_threedcc
 from .table import (check_channel_order, check_image_size, check_severity,
                     get_corruption)
 from .torch_ops import (box3_sum, canny_edges, chamfer_distance, equalize_hist,
@@ -71,7 +77,15 @@ from .torch_ops import (box3_sum, canny_edges, chamfer_distance, equalize_hist,
 DEVICE_ENV = 'ROBUSTDET_TORCH_DEVICE'
 
 Images = Union[torch.Tensor, Sequence[Union[np.ndarray, torch.Tensor]]]
+Depths = Union[None, torch.Tensor, np.ndarray,
+               Sequence[Union[np.ndarray, torch.Tensor]]]
 _FUNCS: Dict[str, Callable[..., torch.Tensor]] = {}
+# The newer families (C-bar, 3DCC): name -> fn(x, severity, seeds, depth),
+# ports of the numpy definitions of .cbar and .threedcc.
+_NEWER: Dict[str, Callable[..., torch.Tensor]] = {
+    **torch_cbar.FUNCS,
+    **torch_threedcc.FUNCS
+}
 
 
 def _register(fn):
@@ -125,7 +139,8 @@ def corrupt_batch(images: Images,
                   severity: int,
                   seeds: Sequence[int],
                   device: Optional[Union[str, torch.device]] = None,
-                  channel_order: str = 'rgb'
+                  channel_order: str = 'rgb',
+                  depth: Depths = None
                   ) -> Union[torch.Tensor, List[torch.Tensor]]:
     """Corrupt a batch of RGB uint8 images on a torch device.
 
@@ -148,6 +163,11 @@ def corrupt_batch(images: Images,
             ``'rgb'`` applies the published definitions to the RGB images,
             ``'bgr'`` applies them to the channels reversed (what mmdet's
             ``Corrupt`` does to its BGR arrays).
+        depth (torch.Tensor | np.ndarray | list, optional): The images'
+            depth maps, for the corruptions that need one (fog_3d,
+            near_focus, far_focus): an ``N×H×W`` array with a tensor
+            batch, a list of ``H×W`` arrays with a list of images.
+            Ignored by the other corruptions.
 
     Returns:
         torch.Tensor | list[torch.Tensor]: uint8 on ``device``, in the
@@ -157,14 +177,17 @@ def corrupt_batch(images: Images,
     Raises:
         RobustDetError: A bad name, severity, seed, image or device.
     """
-    get_corruption(name)
+    needs_depth = get_corruption(name).needs_depth
     check_severity(severity, allow_clean=True)
     bgr = check_channel_order(channel_order) == 'bgr'
+    if not needs_depth or depth is None:
+        depth = None
     if isinstance(images, torch.Tensor):
         dev = resolve_device(images.device if device is None else device)
         _check_batch(images)
         seeds = _check_seeds(seeds, len(images))
-        return _run(images.to(dev), name, severity, seeds, bgr)
+        depths = None if depth is None else _depth_tensor(depth).to(dev)
+        return _run(images.to(dev), name, severity, seeds, bgr, depths)
     dev = resolve_device(device)
     images = list(images)
     seeds = _check_seeds(seeds, len(images))
@@ -173,17 +196,25 @@ def corrupt_batch(images: Images,
     for i, img in enumerate(chw):
         groups.setdefault(tuple(img.shape[1:]), []).append(i)
     out: List[Optional[torch.Tensor]] = [None] * len(chw)
+    depths = None if depth is None else [
+        _depth_tensor(d).to(dev) for d in depth
+    ]
     for members in groups.values():
         batch = torch.stack([chw[i] for i in members])
-        result = _run(batch, name, severity, [seeds[i] for i in members],
-                      bgr)
+        result = _run(
+            batch, name, severity, [seeds[i] for i in members], bgr,
+            None if depths is None else torch.stack(
+                [depths[i] for i in members]))
         for i, img in zip(members, result):
             out[i] = img.permute(1, 2, 0).contiguous()
     return out
 
 
-def corrupt_torch(img: np.ndarray, name: str, severity: int,
-                  seed: int) -> np.ndarray:
+def corrupt_torch(img: np.ndarray,
+                  name: str,
+                  severity: int,
+                  seed: int,
+                  depth: Optional[np.ndarray] = None) -> np.ndarray:
     """Corrupt one RGB uint8 image with the torch backend.
 
     The function behind ``corrupt(..., backend='torch')``: it runs on the
@@ -195,22 +226,38 @@ def corrupt_torch(img: np.ndarray, name: str, severity: int,
         name (str): Corruption name.
         severity (int): 1-5.
         seed (int): Seed in ``[0, 2**32)``.
+        depth (np.ndarray, optional): H×W depth map, for the corruptions
+            that need one.
 
     Returns:
         np.ndarray: The corrupted RGB uint8 image, H×W×3.
     """
-    out = corrupt_batch([img], name, severity, [seed])[0]
+    out = corrupt_batch([img], name, severity, [seed],
+                        depth=None if depth is None else [depth])[0]
     return out.cpu().numpy()
 
 
-def _run(x: torch.Tensor, name: str, severity: int, seeds: List[int],
-         bgr: bool) -> torch.Tensor:
+def _depth_tensor(depth: Union[np.ndarray, torch.Tensor]) -> torch.Tensor:
+    if isinstance(depth, np.ndarray):
+        depth = torch.from_numpy(np.ascontiguousarray(depth))
+    return depth.to(torch.float32)
+
+
+def _run(x: torch.Tensor,
+         name: str,
+         severity: int,
+         seeds: List[int],
+         bgr: bool,
+         depth: Optional[torch.Tensor] = None) -> torch.Tensor:
     if severity == 0:
         return x.clone()
     if bgr:
         x = x.flip(1)
     with torch.no_grad(), _ieee_convolutions():
-        out = _FUNCS[name](x, common.params(name, severity), seeds)
+        if name in _NEWER:
+            out = _NEWER[name](x, severity, seeds, depth=depth)
+        else:
+            out = _FUNCS[name](x, common.params(name, severity), seeds)
     return out.flip(1) if bgr else out
 
 

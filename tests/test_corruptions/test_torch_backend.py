@@ -276,7 +276,11 @@ def test_bad_arguments(images):
 
 
 def test_every_corruption_has_a_torch_implementation():
+    from robustdet.corruptions import CORRUPTION_NAMES
     assert sorted(torch_backend._FUNCS) == sorted(IMAGENET_C_CORRUPTIONS)
+    assert sorted(torch_backend._FUNCS) + sorted(
+        torch_backend._NEWER) == sorted(IMAGENET_C_CORRUPTIONS) + sorted(
+            set(CORRUPTION_NAMES) - set(IMAGENET_C_CORRUPTIONS))
 
 
 @pytest.mark.cpu_sensitive

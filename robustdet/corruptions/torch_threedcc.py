@@ -1,0 +1,454 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The six 3D Common Corruptions of :mod:`.threedcc` on torch batches.
+
+Each function takes a uint8 batch ``N×3×H×W`` (RGB) on the CPU or a CUDA
+device, the images' seeds and, for :data:`.threedcc.NEEDS_DEPTH`, their
+depth maps (a float32 ``N×H×W`` tensor on the same device, any positive
+scale, unknown where not finite or not positive), and returns the
+corrupted uint8 batch on that device. :data:`FUNCS` maps the names to
+them. What matches the numpy core :func:`.threedcc.corrupt_3dcc`:
+
+* color_quant and fog_3d: the core's pixels (integer masking; float32
+  steps in the core's order, with the image mean summed exactly in
+  float64). fog_3d's only float difference is torch's float32 ``exp``
+  against numpy's: a grey level where the rounding falls on the other
+  side (measured: on 4e-7 of the values on CPU, 2e-6 on CUDA).
+* low_light and iso_noise: the core's pixels, exactly. The uniform
+  32-bit integers (one per value) are drawn on the CPU by the core's own
+  :func:`.threedcc._uniform_bits` from ``np.random.default_rng(seed)``
+  and moved to the device, and the core's inverse-CDF tables
+  (:func:`.threedcc._iso_noise_table`,
+  :func:`.threedcc._low_light_tables`) are looked up there, guide table
+  and binary search alike. Drawing on the CPU costs about 3 ms per
+  million values, which keeps the pixels the core's rather than only
+  its distribution.
+* near_focus and far_focus: the core's pixels, exactly, with this
+  OpenCV (5.0). The normalised depth and its quantiles repeat numpy's
+  ``percentile`` / ``quantile`` (linear interpolation, in numpy's
+  precision and order) on device-sorted depths, so the layers and
+  weights are the core's to the bit. The blurs repeat OpenCV's uint8
+  paths in integer arithmetic: ``GaussianBlur``'s bit-exact fixed-point
+  filter (the kernel of ``getGaussianKernel``, quantised to 8 fraction
+  bits by OpenCV's error diffusion; replicated border), and, for kernels
+  wider than 31 taps, the ``INTER_AREA`` shrink (OpenCV's area tables in
+  float32, or its integer path for whole factors) and the
+  ``INTER_LINEAR`` enlargement (11-bit coefficients, OpenCV's
+  vectorised rounding, border rows keeping their fraction as this
+  OpenCV does). ``blendLinear`` is repeated in float32. Measured: the
+  same pixels on CPU torch and on CUDA (H200). Another OpenCV version
+  (or CPU) whose resize rounds otherwise moves the wide blurs by a grey
+  level, as it moves the core. Divisors are device tensors: CUDA
+  divides by a CPU scalar as a multiplication by its reciprocal.
+
+Per image: the parameters and tables differ per image (low_light's
+stretch, the depth quantiles), so those loop over the batch; each step
+is a whole-image tensor operation.
+"""
+import functools
+import math
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import cv2
+import numpy as np
+import torch
+
+from ..utils.errors import RobustDetError
+from . import threedcc
+from .threedcc import FAR_PERCENTILE, N_LAYERS, REFERENCE_SIZE, THREEDCC_PARAMS
+from .torch_ops import border_index, on_device
+
+__all__ = ['FUNCS']
+
+_GUIDE_BITS = threedcc._GUIDE_BITS
+_LEVELS = threedcc._LEVELS
+_RESIZE_BITS = 11  # OpenCV's INTER_RESIZE_COEF_BITS
+
+# ----------------------------------------------------------- depth-free
+
+
+def color_quant(x, severity, seeds, depth=None):
+    bits = THREEDCC_PARAMS['color_quant'][severity - 1]
+    return x & ((0xFF << (8 - bits)) & 0xFF)
+
+
+@functools.lru_cache(maxsize=64)
+def _low_light_tables(lo: int, hi: int, severity: int):
+    return threedcc._low_light_tables(
+        lo, hi, *THREEDCC_PARAMS['low_light'][severity - 1])
+
+
+def _sample(img: torch.Tensor, tables: Tuple[np.ndarray, np.ndarray],
+            seed: int) -> torch.Tensor:
+    """The core's ``_sample`` of one 3×H×W uint8 image on its device.
+
+    The guide table's cell (top bits of the uniform integer) gives the
+    output level where it is unambiguous; the rest are resolved by a
+    binary search among the sorted keys, as the core does.
+    """
+    table, keys = tables
+    _, h, w = img.shape
+    if isinstance(table, np.ndarray):
+        table, keys = _to_device(table, keys, img)
+    bits = threedcc._uniform_bits(np.random.default_rng(seed), 3 * h * w)
+    # uint32 -> int32 bits on the device -> int64 in [0, 2**32): the
+    # core's H×W×3 order, made channel-first.
+    r = torch.from_numpy(bits.view(np.int32)).to(img.device).long()
+    r = (r & 0xFFFFFFFF).view(h, w, 3).permute(2, 0, 1)
+    levels = img.long()
+    guide = table[(levels << _GUIDE_BITS) | (r >> (32 - _GUIDE_BITS))]
+    out = guide & 0xFF  # the low byte: the count
+    ambiguous = guide >= 0x8000
+    v = levels[ambiguous]
+    query = (v << 33) + r[ambiguous]
+    found = torch.searchsorted(keys, query, right=True)
+    out[ambiguous] = (found - v * _LEVELS).to(out.dtype)
+    return out.to(torch.uint8)
+
+
+def _to_device(table: np.ndarray, keys: np.ndarray, like: torch.Tensor):
+    return (on_device(table.astype(np.int32), like), on_device(keys, like))
+
+
+@functools.lru_cache(maxsize=16)
+def _iso_tables(severity: int, device: torch.device):
+    like = torch.empty(0, device=device)
+    return _to_device(*threedcc._iso_noise_table(severity), like)
+
+
+def low_light(x, severity, seeds, depth=None):
+    out = torch.empty_like(x)
+    lo, hi = x.amin(dim=(1, 2, 3)).tolist(), x.amax(dim=(1, 2, 3)).tolist()
+    for i, seed in enumerate(seeds):
+        tables = _low_light_tables(int(lo[i]), int(hi[i]), severity)
+        out[i] = _sample(x[i], tables, seed)
+    return out
+
+
+def iso_noise(x, severity, seeds, depth=None):
+    tables = _iso_tables(severity, x.device)
+    out = torch.empty_like(x)
+    for i, seed in enumerate(seeds):
+        out[i] = _sample(x[i], tables, seed)
+    return out
+
+
+# ------------------------------------------------------ depth and fog
+
+
+def _depths(depth: Optional[torch.Tensor], name: str,
+            x: torch.Tensor) -> torch.Tensor:
+    if depth is None:
+        raise RobustDetError(f'{name} needs a depth map; none given')
+    if tuple(depth.shape) != (x.shape[0], ) + tuple(x.shape[2:]):
+        raise RobustDetError(
+            f'{name}: depth of shape {tuple(depth.shape)} does not match '
+            f'the batch {tuple(x.shape)} (expected N×H×W)')
+    return depth.to(device=x.device, dtype=torch.float32)
+
+
+def _lerp_f32(a: np.float32, b: np.float32, t: float) -> np.float32:
+    """numpy's ``_lerp`` of two float32 values at a Python float ``t``
+    (a weak scalar: the arithmetic is float32)."""
+    diff = b - a
+    if t >= 0.5:
+        return b - diff * np.float32(1 - t)
+    return a + diff * np.float32(t)
+
+
+def _normalised_depth(d: torch.Tensor, name: str) -> torch.Tensor:
+    """The core's ``_normalised_depth`` of one H×W float32 depth map.
+
+    ``np.percentile(d[known], FAR_PERCENTILE)`` from the two order
+    statistics around ``(n - 1) q`` (``kthvalue``), interpolated as
+    numpy does.
+    """
+    known = torch.isfinite(d) & (d > 0)
+    values = d[known]
+    n = values.numel()
+    if n == 0:
+        raise RobustDetError(
+            f'{name}: the depth map has no valid value (finite and > 0)')
+    virtual = (n - 1) * (FAR_PERCENTILE / 100)
+    below = math.floor(virtual)
+    if virtual >= n - 1:
+        below = n - 1
+    pair = [
+        values.kthvalue(k + 1).values.item()
+        for k in (below, min(below + 1, n - 1))
+    ]
+    far = _lerp_f32(np.float32(pair[0]), np.float32(pair[1]),
+                    float(virtual - below))
+    # A device divisor: CUDA divides by a CPU scalar as a multiplication
+    # by its reciprocal, a bit off numpy's division.
+    far = torch.tensor(far, device=d.device)
+    dn = (d / far).clamp_(threedcc._MIN_NORMALISED_DEPTH, 1.0)
+    return torch.where(known, dn, 1.0)
+
+
+def fog_3d(x, severity, seeds, depth=None):
+    depth = _depths(depth, 'fog_3d', x)
+    alpha = np.float32(-THREEDCC_PARAMS['fog_3d'][severity - 1])
+    out = torch.empty_like(x)
+    for i in range(len(x)):
+        t = torch.exp(_normalised_depth(depth[i], 'fog_3d') * alpha)
+        # The mean of the integers, exact in float64, as numpy's.
+        airlight = np.float32(x[i].double().sum().item() / x[i].numel())
+        img = (x[i].float() - airlight) * t
+        img += airlight + np.float32(0.5)  # round to nearest
+        out[i] = img.to(torch.uint8)
+    return out
+
+
+# --------------------------------------------------------- refocusing
+
+
+def _quantiles(dn: torch.Tensor) -> np.ndarray:
+    """``np.quantile(dn, arange(9) / 8)`` (float64) of a float32 map."""
+    values = torch.sort(dn.reshape(-1)).values
+    n = values.numel()
+    virtual = (n - 1) * (np.arange(N_LAYERS + 1) / N_LAYERS)
+    below = np.floor(virtual)
+    above = below + 1
+    last = virtual >= n - 1
+    below[last] = above[last] = n - 1
+    gamma = virtual - below
+    index = torch.from_numpy(np.concatenate([below, above]).astype(np.int64))
+    pair = values[index.to(values.device)].cpu().numpy()
+    a, b = pair[:N_LAYERS + 1], pair[N_LAYERS + 1:]
+    diff = (b - a).astype(np.float64)  # float32 difference, as numpy's
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+
+
+@functools.lru_cache(maxsize=256)
+def _fixed_kernel(taps: int, std: float) -> Tuple[int, ...]:
+    """OpenCV's uint8 Gaussian kernel: ``getGaussianKernel`` (its
+    bit-exact doubles) quantised to 8 fraction bits by OpenCV's error
+    diffusion (``getGaussianKernelFixedPoint_ED``), summing to 256."""
+    k = cv2.getGaussianKernel(taps, std, cv2.CV_64F).ravel()
+    out = [0] * taps
+    err = 0.0
+    total = 0
+    for i in range(taps // 2):
+        adjusted = k[i] * 256.0 + err
+        v = round(adjusted)  # cvRound: half to even
+        err = adjusted - v
+        out[i] = out[taps - 1 - i] = v
+        total += v
+    out[taps // 2] = 256 - 2 * total
+    return tuple(out)
+
+
+def _symmetric_filter(x: torch.Tensor, kernel: Sequence[int],
+                      dim: int) -> torch.Tensor:
+    """Integer correlation with a symmetric kernel, replicated border."""
+    r = len(kernel) // 2
+    if r == 0:
+        return x * kernel[0]
+    size = x.shape[dim]
+    p = x.index_select(dim, border_index(size, r, r, 'replicate', x.device))
+    acc = p.narrow(dim, r, size) * kernel[r]
+    for j in range(1, r + 1):
+        if kernel[r - j]:
+            acc += (p.narrow(dim, r - j, size) +
+                    p.narrow(dim, r + j, size)) * kernel[r - j]
+    return acc
+
+
+def _cv_gaussian(img: torch.Tensor, taps_x: int, std_x: float, taps_y: int,
+                 std_y: float) -> torch.Tensor:
+    """``cv2.GaussianBlur`` of a C×H×W uint8 tensor, replicated border.
+
+    OpenCV's bit-exact uint8 path: the rows filtered with the 8-bit
+    fixed-point kernel (exact in integers), then the columns, and the
+    16 fraction bits rounded half up.
+    """
+    h, w = img.shape[-2:]
+    if w == 1:
+        taps_x = 1
+    if h == 1:
+        taps_y = 1
+    if taps_x == 1 and taps_y == 1:
+        return img
+    acc = _symmetric_filter(img.int(), _fixed_kernel(taps_x, std_x), -1)
+    acc = _symmetric_filter(acc, _fixed_kernel(taps_y, std_y), -2)
+    return ((acc + (1 << 15)) >> 16).clamp_(0, 255).to(torch.uint8)
+
+
+@functools.lru_cache(maxsize=64)
+def _area_taps(ssize: int, dsize: int) -> Tuple[np.ndarray, np.ndarray]:
+    """OpenCV's ``computeResizeAreaTab``, as ``(source, alpha)`` arrays of
+    shape taps×dsize in OpenCV's order (zero alphas pad)."""
+    scale = ssize / dsize
+    per: List[List[Tuple[int, np.float32]]] = []
+    for dx in range(dsize):
+        fsx1 = dx * scale
+        fsx2 = fsx1 + scale
+        cell = min(scale, ssize - fsx1)
+        sx1, sx2 = math.ceil(fsx1), math.floor(fsx2)
+        sx2 = min(sx2, ssize - 1)
+        sx1 = min(sx1, sx2)
+        taps = []
+        if sx1 - fsx1 > 1e-3:
+            taps.append((sx1 - 1, np.float32((sx1 - fsx1) / cell)))
+        for sx in range(sx1, sx2):
+            taps.append((sx, np.float32(1.0 / cell)))
+        if fsx2 - sx2 > 1e-3:
+            taps.append(
+                (sx2, np.float32(min(min(fsx2 - sx2, 1.), cell) / cell)))
+        per.append(taps)
+    count = max(len(t) for t in per)
+    source = np.zeros((count, dsize), np.int64)
+    alpha = np.zeros((count, dsize), np.float32)
+    for d, taps in enumerate(per):
+        for k, (s, a) in enumerate(taps):
+            source[k, d], alpha[k, d] = s, a
+    return source, alpha
+
+
+def _resize_area(img: torch.Tensor, dw: int, dh: int) -> torch.Tensor:
+    """``cv2.resize(..., INTER_AREA)`` (shrinking) of C×H×W uint8."""
+    c, h, w = img.shape
+    scale_x, scale_y = 1.0 / (dw / w), 1.0 / (dh / h)
+    fx, fy = round(scale_x), round(scale_y)
+    if abs(scale_x - fx) < 2.220446049250313e-16 and \
+            abs(scale_y - fy) < 2.220446049250313e-16:
+        # OpenCV's integer path for whole factors (is_area_fast).
+        total = img.int().view(c, dh, fy, dw, fx).sum(dim=(2, 4))
+        if fx == 2 and fy == 2:
+            return ((total + 2) >> 2).to(torch.uint8)
+        scale = np.float32(1.0 / (fx * fy))
+        return torch.round(total.float() * scale).clamp_(0, 255).to(
+            torch.uint8)
+    # The general path: float32 sums in OpenCV's order, rounded.
+    xs, xa = _area_taps(w, dw)
+    ys, ya = _area_taps(h, dh)
+    f = img.float()
+    rows = None
+    for k in range(len(xs)):
+        term = f[..., on_device(xs[k], img)] * on_device(xa[k], img)
+        rows = term if rows is None else rows + term
+    out = None
+    for k in range(len(ys)):
+        term = rows.index_select(1, on_device(ys[k], img)) * on_device(
+            ya[k], img)[:, None]
+        out = term if out is None else out + term
+    return torch.round(out).clamp_(0, 255).to(torch.uint8)
+
+
+@functools.lru_cache(maxsize=64)
+def _linear_taps(ssize: int, dsize: int):
+    """OpenCV's INTER_LINEAR taps along one axis: the two source indices
+    (clamped to the image) and their 11-bit weights. As this OpenCV
+    does, a border output keeps the fraction of its (clamped) taps."""
+    scale = ssize / dsize
+    f = ((np.arange(dsize) + 0.5) * scale - 0.5).astype(np.float32)
+    s = np.floor(f).astype(np.int64)
+    f = f - s.astype(np.float32)
+    one = np.float32(1 << _RESIZE_BITS)
+    c0 = np.rint((np.float32(1) - f) * one).astype(np.int64)
+    c1 = np.rint(f * one).astype(np.int64)
+    return (np.clip(s, 0, ssize - 1), np.clip(s + 1, 0, ssize - 1), c0, c1)
+
+
+def _resize_linear(img: torch.Tensor, dw: int, dh: int) -> torch.Tensor:
+    """``cv2.resize(..., INTER_LINEAR)`` (enlarging) of C×H×W uint8.
+
+    Rows: integer sums with 11-bit weights. Columns: OpenCV's vectorised
+    rounding, ``((b0 (S0 >> 4)) >> 16 + (b1 (S1 >> 4)) >> 16 + 2) >> 2``.
+    """
+    h, w = img.shape[-2:]
+    a0, a1, c0, c1 = (on_device(t, img) for t in _linear_taps(w, dw))
+    b0, b1, d0, d1 = (on_device(t, img) for t in _linear_taps(h, dh))
+    s = img.long()
+    rows = s[..., a0] * c0 + s[..., a1] * c1
+    top = ((rows.index_select(1, b0) >> 4) * d0[:, None]) >> 16
+    bottom = ((rows.index_select(1, b1) >> 4) * d1[:, None]) >> 16
+    return ((top + bottom + 2) >> 2).clamp_(0, 255).to(torch.uint8)
+
+
+def _blur(img: torch.Tensor, std: float) -> torch.Tensor:
+    """The core's ``_gaussian_blur`` of a C×H×W uint8 tensor."""
+    taps = threedcc._odd_taps(std)
+    if std < 0.1 or taps == 1:
+        return img
+    if taps <= threedcc._MAX_DIRECT_KSIZE:
+        return _cv_gaussian(img, taps, std, taps, std)
+    h, w = img.shape[-2:]
+    factor = 2**math.ceil(math.log2(taps / threedcc._MAX_DIRECT_KSIZE))
+    small_w, small_h = max(1, round(w / factor)), max(1, round(h / factor))
+    small = _resize_area(img, small_w, small_h)
+    std_x, std_y = std * small_w / w, std * small_h / h
+    small = _cv_gaussian(small, threedcc._odd_taps(std_x), std_x,
+                         threedcc._odd_taps(std_y), std_y)
+    return _resize_linear(small, w, h)
+
+
+def _refocus(img: torch.Tensor, dn: torch.Tensor, aperture: float,
+             focus_index: int) -> torch.Tensor:
+    """The core's ``_refocus`` of one 3×H×W image."""
+    h, w = dn.shape
+    q = _quantiles(dn)
+    eps = min(threedcc._QUANTILE_EPS, q[0] / 2)
+    q[0] -= eps
+    q[-1] += eps
+    focus = q[focus_index]
+    scale = min(h, w) / REFERENCE_SIZE
+    stds = np.minimum(aperture * np.abs(q - focus) / q * scale, min(h, w))
+    q32 = q.astype(np.float32)
+    left = torch.zeros((h, w), dtype=torch.long, device=img.device)
+    for k in range(1, N_LAYERS):
+        left += dn > float(q32[k])
+    q32 = on_device(q32, img)
+    q_left = q32[left]
+    dist = (dn - q_left) / (q32[left + 1] - q_left)
+    weight_right = (2 - dist) * dist
+    weight_left = 1 - dist * dist
+    counts = torch.bincount(left.view(-1), minlength=N_LAYERS).tolist()
+    lower = torch.zeros_like(img)
+    upper = torch.zeros_like(img)
+    blurred: Dict[float, torch.Tensor] = {}
+    for layer in range(N_LAYERS + 1):
+        as_left = layer < N_LAYERS and counts[layer] > 0
+        as_right = layer > 0 and counts[layer - 1] > 0
+        if not (as_left or as_right):
+            continue
+        std = float(stds[layer])
+        if std not in blurred:
+            blurred[std] = _blur(img, std)
+        if as_left:
+            lower = torch.where(left == layer, blurred[std], lower)
+        if as_right:
+            upper = torch.where(left == layer - 1, blurred[std], upper)
+    # cv2.blendLinear: (w_l lower + w_u upper) / (w_l + w_u + 1e-5),
+    # float32, rounded half to even.
+    num = lower.float() * weight_left + upper.float() * weight_right
+    den = weight_left + weight_right + np.float32(1e-5)
+    return torch.round(num / den).clamp_(0, 255).to(torch.uint8)
+
+
+def _focus(name: str, x, severity, depth):
+    depth = _depths(depth, name, x)
+    aperture, focus_index = THREEDCC_PARAMS[name][severity - 1]
+    out = torch.empty_like(x)
+    for i in range(len(x)):
+        out[i] = _refocus(x[i], _normalised_depth(depth[i], name), aperture,
+                          focus_index)
+    return out
+
+
+def near_focus(x, severity, seeds, depth=None):
+    return _focus('near_focus', x, severity, depth)
+
+
+def far_focus(x, severity, seeds, depth=None):
+    return _focus('far_focus', x, severity, depth)
+
+
+FUNCS: Dict[str, Callable[..., torch.Tensor]] = {
+    'low_light': low_light,
+    'iso_noise': iso_noise,
+    'color_quant': color_quant,
+    'fog_3d': fog_3d,
+    'near_focus': near_focus,
+    'far_focus': far_focus,
+}
