@@ -46,6 +46,11 @@ def parse_args(argv=None):
         choices=TASKS,
         help='bbox or segm (default: that of --baseline, else bbox)')
     parser.add_argument(
+        '--ce-baseline',
+        metavar='RUN_JSON|NAME',
+        help='add CE, mCE and relative mCE per family against this '
+        "baseline (a run's robustness.json, or a published row)")
+    parser.add_argument(
         '--out-dir', required=True, help='where to write compare.*')
     return parser.parse_args(argv)
 
@@ -56,8 +61,9 @@ def main():
     from robustdet.apis import load_results
     from robustdet.baselines import get_baseline
     from robustdet.reports import run_name
-    from robustdet.reports.compare import (comparison, parse_run_args,
-                                           table_markdown, write_comparison)
+    from robustdet.reports.compare import (ce_table_markdown, comparison,
+                                           parse_run_args, table_markdown,
+                                           write_comparison)
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
         raise RobustDetError(
             f'--out-dir {args.out_dir} exists and is not a directory')
@@ -74,9 +80,14 @@ def main():
     for name, path in parse_run_args(args.runs):
         results = load_results(path)
         runs.append((name or run_name(results, path), path, results))
-    data = comparison(runs, dataset, task or 'bbox', args.baseline)
+    ce_baseline = None
+    if args.ce_baseline:
+        from robustdet.apis.ce_baseline import load_ce_baseline
+        ce_baseline = load_ce_baseline(args.ce_baseline)
+    data = comparison(runs, dataset, task or 'bbox', args.baseline,
+                      ce_baseline)
     paths = write_comparison(data, args.out_dir)
-    print(table_markdown(data), end='')
+    print(table_markdown(data) + ce_table_markdown(data), end='')
     for path in paths:
         print(path)
 

@@ -7,6 +7,8 @@ shards of a sharded run::
     python tools/robustness_report.py --compare \\
         standard=work_dirs/a/robustness.json \\
         combined=work_dirs/b/robustness.json
+    python tools/robustness_report.py work_dirs/b/robustness.json \\
+        --ce-baseline work_dirs/a/robustness.json
 """
 import os.path as osp
 
@@ -37,6 +39,17 @@ def parse_args(argv=None):
     parser.add_argument(
         '--out-dir', help='where to write the reports (default: next to '
         'the JSON)')
+    parser.add_argument(
+        '--ce-baseline',
+        metavar='RUN_JSON|NAME',
+        help='add CE, mCE and relative mCE against this baseline to the '
+        "reports (another run's robustness.json, or a published row); "
+        'the JSON is not changed')
+    parser.add_argument(
+        '--mce',
+        action='store_true',
+        help='require the corruption errors: against --ce-baseline, else '
+        'the baseline the run recorded (test_robust.py --ce-baseline)')
     return parser.parse_args(argv)
 
 
@@ -67,10 +80,30 @@ def main():
     else:
         results = load_results(args.path)
         json_dir = osp.dirname(osp.abspath(args.path))
+    if args.ce_baseline or args.mce:
+        results = _with_ce_baseline(results, args)
     paths = write_reports(results, args.out_dir or json_dir)
     print(summary_text(results))
     for p in paths:
         print(p)
+
+
+def _with_ce_baseline(results, args):
+    """The results with their corruption errors against the baseline of
+    ``--ce-baseline`` (or the recorded one for ``--mce``)."""
+    from robustdet.apis.ce_baseline import load_ce_baseline
+    from robustdet.apis.results import corruption_errors
+    if args.ce_baseline:
+        baseline = load_ce_baseline(args.ce_baseline)
+    else:
+        baseline = results.get('ce_baseline')
+    if baseline is None:
+        raise RobustDetError(
+            f'--mce needs a baseline, and {args.path} records none: pass '
+            '--ce-baseline with a run JSON or a published row name')
+    results = dict(results, ce_baseline=baseline)
+    results['corruption_errors'] = corruption_errors(results)
+    return results
 
 
 if __name__ == '__main__':

@@ -122,6 +122,13 @@ def parse_args(argv=None):
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
         'stopping')
+    parser.add_argument(
+        '--ce-baseline',
+        metavar='RUN_JSON|NAME',
+        help='report CE, mCE and relative mCE per family against this '
+        "baseline: another run's robustness.json with the same cells, or "
+        'a published row of robustdet.baselines (pooled forms of the 15 '
+        'only); stored in the results')
     add_depth_args(parser)
     add_video_clip_args(parser)
     parser.add_argument(
@@ -139,7 +146,9 @@ def main():
     from mmengine.dist import is_main_process
 
     from robustdet.apis import RobustnessJob, parse_shard, run_robustness
-    from robustdet.apis.results import merge_shards
+    from robustdet.apis.ce_baseline import check_ce_baseline, load_ce_baseline
+    from robustdet.apis.results import (RESULTS_FILE, merge_shards,
+                                        refresh_summary, save_results)
     from robustdet.apis.robustness import resolve_grid_corruptions
     from robustdet.corruptions.grid import check_cells_per_pass
     from robustdet.reports import (summary_text, write_region_report,
@@ -156,6 +165,10 @@ def main():
     regions = list(dict.fromkeys(check_region(r) for r in args.region))
     depth = depth_from_args(args)
     check_file(args.checkpoint, 'checkpoint')
+    baseline = None
+    if args.ce_baseline:
+        baseline = load_ce_baseline(args.ce_baseline)
+        check_ce_baseline(baseline, corruptions, severities)
     register_all_modules()
     cfg = load_config(
         args.config,
@@ -196,6 +209,10 @@ def main():
             continue
         if shard[1] > 1:
             results = merge_shards(job.work_dir)
+        if baseline is not None:
+            results['ce_baseline'] = baseline
+            refresh_summary(results)
+            save_results(results, osp.join(job.work_dir, RESULTS_FILE))
         paths = write_reports(results, job.work_dir)
         if len(jobs) > 1:
             print(f'region {job.region}:')

@@ -15,10 +15,12 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from mmengine.logging import print_log
 
-from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, grid
+from ..corruptions import (CLEAN_SEVERITY, CORRUPTION_NAMES,
+                           CORRUPTIONS_BY_NAME, grid)
 from ..corruptions.grid import CLEAN, Cell, cell_key
 from ..evaluation import (class_mean_rpc, grid_coverage, robustness_summary,
                           video_coverage, video_summary)
+from ..evaluation.functional.corruption_error import family_errors
 from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.deprecation import moved_names
 from ..utils.errors import RobustDetError
@@ -353,6 +355,50 @@ def refresh_summary(results: Dict[str, Any]) -> None:
     video = video_coverage(results['cells'])
     results['video_coverage'] = video if video['video'][0] else None
     results['video_summary'] = video_summary(clean, results['cells'])
+    if results.get('ce_baseline'):
+        results['corruption_errors'] = corruption_errors(results)
+
+
+def corruption_errors(results: Dict[str, Any],
+                      baseline: Optional[Dict[str, Any]] = None
+                      ) -> Optional[Dict[str, Any]]:
+    """The results' CE entry against ``baseline`` (default: the one they
+    store), for their mAP metrics the baseline has too.
+
+    Args:
+        results (dict): A run's results.
+        baseline (dict, optional): A baseline record; default
+            ``results['ce_baseline']``.
+
+    Returns:
+        dict | None: ``baseline`` (its record without the cells) and
+        ``metrics`` (``{metric: {family: errors}}``, see
+        :func:`~robustdet.evaluation.functional.corruption_error.
+        family_errors`); None without a baseline.
+    """
+    baseline = baseline or results.get('ce_baseline')
+    if not baseline:
+        return None
+    clean = results.get('clean') or {}
+    if baseline['kind'] == 'published':
+        metrics = [baseline['metric']]
+    else:
+        metrics = [m for m in clean if m in baseline['clean']]
+    metrics = [m for m in metrics if m.endswith('mAP') and m in clean]
+    if not metrics:
+        raise RobustDetError(
+            f'baseline {baseline["name"]!r} has none of the mAP metrics of '
+            f'the run ({", ".join(clean) or "none"})')
+    cells = {
+        n: v
+        for n, v in results['cells'].items() if n in CORRUPTIONS_BY_NAME
+    }
+    return dict(
+        baseline={
+            k: v
+            for k, v in baseline.items() if k not in ('clean', 'cells')
+        },
+        metrics=family_errors(clean, cells, baseline, metrics))
 
 
 def save_results(results: Dict[str, Any], path: str) -> None:

@@ -17,8 +17,13 @@ from ..baselines import (CITATIONS, BaselineRow, baseline_rows, get_baseline,
                          metric_of)
 from ..corruptions import (BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES,
                            CORRUPTIONS_BY_NAME, SEVERITIES)
+from ..evaluation.functional.corruption_error import (family_errors,
+                                                      pooled_errors)
+from ..evaluation.functional.robustness import (grid_coverage,
+                                                robustness_summary)
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from .corruption_errors import FAMILY_TITLES
 from .robustness import compact_cells
 
 FORMAT = 'robustdet.compare/1'
@@ -229,10 +234,55 @@ def _published_row(row: BaselineRow) -> Dict[str, Any]:
         consistent=row.consistent)
 
 
+# The corruption-error entries of a comparison row, in %.
+CE_KEYS = ('mCE', 'rmCE', 'CE_pooled', 'rCE_pooled')
+
+
+def _run_errors(results: Dict[str, Any], ce_baseline: Dict[str, Any],
+                metric: str) -> Dict[str, Dict[str, Optional[float]]]:
+    """A run's :data:`CE_KEYS` per family against ``ce_baseline``."""
+    cells = {
+        n: v
+        for n, v in results['cells'].items() if n in CORRUPTIONS_BY_NAME
+    }
+    errors = family_errors(results.get('clean') or {}, cells, ce_baseline,
+                           [metric]).get(metric, {})
+    return {
+        family: {k: _points(e.get(k))
+                 for k in CE_KEYS}
+        for family, e in errors.items()
+    }
+
+
+def _published_errors(row: BaselineRow, ce_baseline: Dict[str, Any],
+                      metric: str) -> Dict[str, Dict[str, Optional[float]]]:
+    """A published row's pooled CE against ``ce_baseline`` (the 15 only,
+    and only against a complete grid, as the row's own)."""
+    if ce_baseline['kind'] == 'published':
+        base_p, base_mpc = ce_baseline['P'] / 100, ce_baseline['mPC'] / 100
+    else:
+        cells = {
+            n: v
+            for n, v in ce_baseline['cells'].items()
+            if n in CORRUPTIONS_BY_NAME
+        }
+        if not grid_coverage(cells)['complete']:
+            return {}
+        summary = robustness_summary(ce_baseline['clean'], cells)[metric]
+        base_p, base_mpc = summary['P'], summary['mPC']
+    pooled = pooled_errors(row.P / 100, row.mPC / 100, base_p, base_mpc,
+                           ce_baseline['name'])
+    return dict(benchmark=dict(
+        mCE=None, rmCE=None, CE_pooled=_points(pooled['CE_pooled']),
+        rCE_pooled=_points(pooled['rCE_pooled'])))
+
+
 def comparison(runs: Sequence[Run],
                dataset: Optional[str] = None,
                task: str = 'bbox',
-               baseline: Optional[str] = None) -> Dict[str, Any]:
+               baseline: Optional[str] = None,
+               ce_baseline: Optional[Dict[str, Any]] = None
+               ) -> Dict[str, Any]:
     """Runs and the published rows of a dataset and task, side by side.
 
     Args:
@@ -244,6 +294,11 @@ def comparison(runs: Sequence[Run],
         task (str): ``'bbox'`` or ``'segm'``.
         baseline (str, optional): Name of the published row the
             differences are taken to (:func:`default_baseline` if None).
+        ce_baseline (dict, optional): The baseline of the corruption
+            errors (:func:`robustdet.apis.ce_baseline.load_ce_baseline`):
+            each row then has ``ce``, ``{family: {'mCE', 'rmCE',
+            'CE_pooled', 'rCE_pooled'}}`` in % (published rows: the
+            pooled forms of the 15 only).
 
     Returns:
         dict: ``format``, ``dataset``, ``task``, ``metric``, ``baseline``
@@ -276,11 +331,21 @@ def comparison(runs: Sequence[Run],
         row['dP'] = _diff(row['P'], base.P)
         row['dmPC'] = _diff(row['mPC'], base.mPC)
         row['drPC'] = _diff(row['rPC'], base.rPC)
+    if ce_baseline is not None:
+        for row, (_, _, results) in zip(rows, runs):
+            row['ce'] = _run_errors(results, ce_baseline, metric)
+        for row, published_row in zip(rows[len(runs):], published):
+            row['ce'] = _published_errors(published_row, ce_baseline,
+                                          metric)
     corruptions = [
         n for n in CORRUPTION_NAMES
         if any(n in r.get('per_corruption', {}) for r in rows)
     ]
     return dict(
+        ce_baseline=None if ce_baseline is None else {
+            k: v
+            for k, v in ce_baseline.items() if k not in ('clean', 'cells')
+        },
         format=FORMAT,
         dataset=dataset,
         task=task,
@@ -409,7 +474,47 @@ def comparison_markdown(data: Dict[str, Any]) -> str:
         str: Markdown text.
     """
     return (f'# Corruption robustness beside the published results\n\n'
-            f'{table_markdown(data)}{per_corruption_markdown(data)}')
+            f'{table_markdown(data)}{ce_table_markdown(data)}'
+            f'{per_corruption_markdown(data)}')
+
+
+def _ce_families(data: Dict[str, Any]) -> List[str]:
+    """The families some row of the comparison has errors of."""
+    found = {f for r in data['rows'] for f in r.get('ce', {})}
+    return [f for f in FAMILY_TITLES if f in found]
+
+
+def ce_table_markdown(data: Dict[str, Any]) -> str:
+    """Corruption errors of every row against the comparison's CE baseline
+    ('' without one): mCE, relative mCE and the pooled forms per family,
+    in % of the baseline."""
+    base = data.get('ce_baseline')
+    if not base:
+        return ''
+    families = _ce_families(data)
+    out = io.StringIO()
+    w = out.write
+    where = (f'published row `{base["name"]}`' if base['kind'] == 'published'
+             else f'run `{base["name"]}` (`{base["source"]}`)')
+    w(f'## Corruption errors against {where}\n\n'
+      'In % of the baseline (below 100 = more robust): mCE and relative '
+      'mCE per family, and the pooled CE (1 − mPC) / (1 − mPC^B) and '
+      'relative CE (P − mPC) / (P^B − mPC^B); published rows have the '
+      'pooled forms of the 15 only.\n\n')
+    header = ['model'] + [
+        f'{FAMILY_TITLES[f]}: {k}' for f in families
+        for k in ('mCE', 'rel. mCE', 'CE pooled', 'rel. CE pooled')
+    ]
+    w('| ' + ' | '.join(header) + ' |\n')
+    w('|---|' + '---:|' * (len(header) - 1) + '\n')
+    for row in data['rows']:
+        ce = row.get('ce') or {}
+        cols = [row['label']] + [
+            _fmt((ce.get(f) or {}).get(k)) for f in families for k in CE_KEYS
+        ]
+        w('| ' + ' | '.join(cols) + ' |\n')
+    w('\n')
+    return out.getvalue()
 
 
 def comparison_csv(data: Dict[str, Any]) -> str:
@@ -429,9 +534,11 @@ def comparison_csv(data: Dict[str, Any]) -> str:
         ['rPC_class_mean'] if _class_mean(data) else []) + [
             'dP', 'dmPC', 'drPC'
         ]
+    families = _ce_families(data)
     writer.writerow(['name', 'kind', 'label', 'source', *numbers,
                      'baseline', 'incomplete', 'missing'] +
-                    [f'mPC_{c}' for c in data['corruptions']])
+                    [f'mPC_{c}' for c in data['corruptions']] +
+                    [f'{k}_{f}' for f in families for k in CE_KEYS])
 
     def text(value):
         return '' if value is None else value
@@ -443,7 +550,10 @@ def comparison_csv(data: Dict[str, Any]) -> str:
             [text(row.get(k)) for k in numbers] +
             [int(row['baseline']), int(bool(row.get('incomplete'))),
              row.get('missing_compact', '')] +
-            [text(per.get(c)) for c in data['corruptions']])
+            [text(per.get(c)) for c in data['corruptions']] + [
+                text(((row.get('ce') or {}).get(f) or {}).get(k))
+                for f in families for k in CE_KEYS
+            ])
     return out.getvalue()
 
 

@@ -22,6 +22,7 @@ from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
                                                       video_summary)
 from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
+from .corruption_errors import ce_markdown, ce_summary_lines
 
 SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
     f'mPC_{g}' for g in GROUPS if g not in NEWER_FAMILIES) + tuple(
@@ -234,6 +235,7 @@ def markdown_report(results: Dict[str, Any],
     metrics = main_metrics(results)
     if show_image:
         _image_markdown(w, results, metrics)
+        w(ce_markdown(results, metrics))
     if vcov:
         _video_markdown(w, results, metrics)
     return out.getvalue()
@@ -423,6 +425,8 @@ def summary_text(results: Dict[str, Any]) -> str:
                 f'{_pts(vrow.get("rPC_video"))} %  γa '
                 f'{_gamma((vrow.get("gamma_a") or {}).get("all"))}  γr '
                 f'{_gamma((vrow.get("gamma_r") or {}).get("all"))}')
+    if show_image:
+        lines += ce_summary_lines(results, main_metrics(results))
     cov = results.get('coverage') or {}
     if cov and not cov.get('complete') and show_image:
         done, total = cov['benchmark']

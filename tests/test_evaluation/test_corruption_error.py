@@ -6,6 +6,7 @@ from robustdet.corruptions import BENCHMARK_CORRUPTIONS
 from robustdet.evaluation.functional.corruption_error import (
     MIN_DROP, baseline_p_mpc, corruption_errors, pooled_errors)
 from robustdet.evaluation.functional.robustness import robustness_summary
+from robustdet.utils.errors import RobustDetError
 
 M = 'coco/bbox_mAP'
 NAMES = ('gaussian_noise', 'fog')
@@ -276,3 +277,48 @@ def test_published_row_pooled_works_per_corruption_raises():
 def test_bad_min_drop():
     with pytest.raises(ValueError, match='min_drop'):
         _errors(min_drop=-0.1)
+
+
+def test_family_errors_per_family_against_a_run():
+    from robustdet.evaluation.functional.corruption_error import family_errors
+
+    # gaussian_noise and fog are of the 15; sparkles of C-bar.
+    run = dict(RUN, sparkles=[0.2] * 5)
+    base = dict(BASE, sparkles=[0.4] * 5)
+    baseline = dict(kind='run', name='base-run', clean=BASE_CLEAN,
+                    cells=_cells(base))
+    out = family_errors(RUN_CLEAN, _cells(run), baseline, [M])[M]
+    assert list(out) == ['benchmark', 'cbar']
+    assert out['benchmark']['mCE'] == pytest.approx(
+        (38 / 35 + 7 / 6) / 2, rel=REL)
+    assert out['cbar']['CE'] == {'sparkles': pytest.approx(0.8 / 0.6)}
+    assert out['cbar']['rCE'] == {'sparkles': pytest.approx(0.2 / 0.1)}
+    # Pooled over the family's cells: the means of the same 10 cells.
+    run_mpc = sum(RUN['gaussian_noise'] + RUN['fog']) / 10
+    base_mpc = sum(BASE['gaussian_noise'] + BASE['fog']) / 10
+    assert out['benchmark']['CE_pooled'] == pytest.approx(
+        (1 - run_mpc) / (1 - base_mpc), rel=REL)
+    assert out['benchmark']['rCE_pooled'] == pytest.approx(
+        (0.4 - run_mpc) / (0.5 - base_mpc), rel=REL)
+    # A baseline without the C-bar cells lacks the corruption.
+    baseline['cells'] = _cells(BASE)
+    with pytest.raises(RobustDetError, match="lacks corruption 'sparkles'"):
+        family_errors(RUN_CLEAN, _cells(run), baseline, [M])
+
+
+def test_family_errors_against_a_published_row():
+    from robustdet.evaluation.functional.corruption_error import family_errors
+    row = get_baseline('michaelis2019/coco/faster-rcnn_r50_fpn/standard/'
+                       'bbox')
+    published = dict(kind='published', name=row.name, metric=M, P=row.P,
+                     mPC=row.mPC)
+    out = family_errors(RUN_CLEAN, _cells(RUN), published, [M])[M]
+    run = robustness_summary(RUN_CLEAN, _cells(RUN))[M]
+    assert list(out) == ['benchmark']
+    assert set(out['benchmark']) == {'CE_pooled', 'rCE_pooled',
+                                     'pooled_flagged'}
+    assert out['benchmark']['CE_pooled'] == pytest.approx(
+        (1 - run['mPC']) / (1 - row.mPC / 100), rel=REL)
+    with pytest.raises(RobustDetError, match='has no cbar numbers'):
+        family_errors(RUN_CLEAN, _cells(dict(RUN, sparkles=[0.2] * 5)),
+                      published, [M])

@@ -192,3 +192,39 @@ def test_voc_run_class_mean_and_errors(tmp_path):
                     'robustness results')
     _one_line_error(_run(tmp_path / 'none.json', '--out-dir', out),
                     'not found', str(tmp_path / 'none.json'))
+
+
+def test_corruption_errors_against_a_run_and_a_published_row(tmp_path):
+    # Every cell of the table: the 15, the hold-outs, C-bar and 3DCC.
+    base = tmp_path / 'base' / 'robustness.json'
+    _results(base, 0.40, lambda n, s: 0.20)
+    run = tmp_path / 'run' / 'robustness.json'
+    _results(run, 0.50, lambda n, s: 0.35)
+    out = tmp_path / 'out'
+    proc = _run(str(run), '--ce-baseline', str(base), '--out-dir', str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((out / 'compare.json').read_text())
+    assert data['ce_baseline']['kind'] == 'run'
+    assert 'cells' not in data['ce_baseline']
+    mine = data['rows'][0]['ce']
+    assert set(mine) == {'benchmark', 'holdout', 'cbar', '3dcc'}
+    # Every cell 0.65 errors against 0.80: CE 81.25 %; drops 0.15 against
+    # 0.20: relative CE 75 %.
+    for family in mine.values():
+        assert family['mCE'] == family['CE_pooled'] == 81.25
+        assert family['rmCE'] == family['rCE_pooled'] == 75.0
+    # The published rows: pooled CE of the 15 against the run's grid.
+    row = next(r for r in data['rows'] if r['name'] == FRCNN)
+    assert row['ce']['benchmark']['CE_pooled'] == round(
+        100 * (1 - row['mPC'] / 100) / 0.8, 4)
+    md = (out / 'compare.md').read_text()
+    assert '## Corruption errors against run `base`' in md
+    assert '| run | 81.2 | 75.0 | 81.2 | 75.0 |' in md
+    rows = list(csv.DictReader(io.StringIO(
+        (out / 'compare.csv').read_text())))
+    assert float(rows[0]['mCE_cbar']) == 81.25
+    # A published row has no C-bar numbers.
+    bad = _run(str(run), '--ce-baseline', FRCNN, '--out-dir',
+               str(tmp_path / 'bad'))
+    _one_line_error(bad, 'no holdout, cbar, 3dcc numbers')
+    assert not (tmp_path / 'bad').exists()

@@ -76,6 +76,55 @@ def test_one_run_per_region_with_family_summaries(regions_run):
     assert 'region all:' in stdout and 'mPC_cbar' in stdout
 
 
+def test_corruption_errors_against_a_baseline_run(regions_run, tmp_path,
+                                                 demo_checkpoint):
+    """--ce-baseline: CE per family of the objects run against the run
+    that corrupts everything, in the JSON, the report and the summary."""
+    work, _ = regions_run
+    config, ckpt = demo_checkpoint
+    base = work / 'region-all' / RESULTS_FILE
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'color_quant',
+                '--severities', '0', '5', '--region', 'objects',
+                '--ce-baseline', str(base))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = load_results(str(tmp_path / 'w' / RESULTS_FILE))
+    # The same cell as the objects run of the fixture.
+    objects = _results(work, 'objects')
+    m = 'coco/bbox_mAP'
+    assert results['cells']['color_quant'] == objects['cells']['color_quant']
+    entry = results['corruption_errors']
+    assert entry['baseline']['kind'] == 'run'
+    assert entry['baseline']['source'] == str(base)
+    row = entry['metrics'][m]['3dcc']
+    ap = results['cells']['color_quant']['5'][m]
+    base_ap = load_results(str(base))['cells']['color_quant']['5'][m]
+    assert row['CE'] == {'color_quant': (1 - ap) / (1 - base_ap)}
+    assert row['mCE'] == row['CE']['color_quant']
+    md = (tmp_path / 'w' / 'robustness.md').read_text()
+    assert '## Corruption errors' in md and 'region-all' in md
+    assert f'| color_quant | {100 * row["mCE"]:.1f} |' in md
+    assert f'3dcc mCE {100 * row["mCE"]:.1f} %' in proc.stdout
+    # The report tool: the recorded baseline with --mce, none without.
+    again = run_tool('tools/robustness_report.py',
+                     str(tmp_path / 'w' / RESULTS_FILE), '--mce',
+                     '--out-dir', str(tmp_path / 'r'), cwd=REPO)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert '## Corruption errors' in (tmp_path / 'r' /
+                                      'robustness.md').read_text()
+    none = run_tool('tools/robustness_report.py', str(base), '--mce',
+                    '--out-dir', str(tmp_path / 'r2'), cwd=REPO)
+    _one_line_error(none, '--mce needs a baseline')
+    # A baseline without the run's cells, or a published row for C-bar.
+    proc = _run(config, ckpt, tmp_path / 'x', '--corruptions', 'sparkles',
+                'fog', '--severities', '0', '5', '--ce-baseline', str(base))
+    _one_line_error(proc, 'lacks cells the run has: fog/5')
+    proc = _run(config, ckpt, tmp_path / 'x', '--corruptions', 'sparkles',
+                '--ce-baseline',
+                'michaelis2019/coco/faster-rcnn_r50_fpn/standard/bbox')
+    _one_line_error(proc, 'no numbers for sparkles')
+    assert not (tmp_path / 'x').exists()
+
+
 def test_region_needs_ground_truth(demo_checkpoint, tmp_path):
     from mmengine.config import Config
     config, ckpt = demo_checkpoint

@@ -45,9 +45,10 @@ import math
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from ...baselines import BaselineRow
-from ...corruptions import BENCHMARK_CORRUPTIONS, SEVERITIES
+from ...corruptions import (BENCHMARK_CORRUPTIONS, BENCHMARK_FAMILY, FAMILIES,
+                            SEVERITIES, family_corruptions)
 from ...utils.errors import RobustDetError
-from .robustness import _defined, _mean
+from .robustness import _defined, _mean, robustness_summary
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 
@@ -279,3 +280,86 @@ def pooled_errors(p: Optional[float],
                               'baseline drop P - mPC')
     rce = None if reason else (p - mpc) / (base_p - base_mpc)
     return dict(CE_pooled=ce, rCE_pooled=rce, flagged=reason)
+
+
+def family_errors(clean: Mapping[str, float], cells: Cells,
+                  baseline: Mapping[str, object],
+                  metrics: Sequence[str]) -> Dict[str, Dict[str, object]]:
+    """CE, relative CE and their pooled forms of a run, per metric and per
+    family of corruptions it has cells of, against a stored baseline.
+
+    Args:
+        clean (Mapping): The run's clean metrics.
+        cells (Mapping): The run's cells.
+        baseline (Mapping): The baseline as the results store it: ``kind``
+            ``'run'`` with ``name``, ``clean`` and ``cells``, or
+            ``'published'`` with ``name``, ``metric``, ``P`` and ``mPC``
+            (points, the 15 benchmark corruptions).
+        metrics (Sequence[str]): The metrics (0-1 AP) to compare.
+
+    Returns:
+        dict: ``{metric: {family: errors}}``. Against a run, ``errors`` is
+        :func:`corruption_errors` plus ``CE_pooled``, ``rCE_pooled`` and
+        ``pooled_flagged`` over the family's cells; against a published
+        row only the pooled entries, for the 15 (the family
+        ``'benchmark'``) and its metric.
+
+    Raises:
+        RobustDetError: The baseline lacks a family, corruption, severity
+            or metric of the run (see :func:`corruption_errors`).
+    """
+    name = str(baseline['name'])
+    families = [
+        f for f in FAMILIES
+        if any(cells.get(n) for n in family_corruptions(f))
+    ]
+    out: Dict[str, Dict[str, object]] = {}
+    if baseline['kind'] == 'published':
+        others = [f for f in families if f != BENCHMARK_FAMILY]
+        if others:
+            raise RobustDetError(
+                f'baseline {name!r} is a published row of the 15 benchmark '
+                f'corruptions: it has no {", ".join(others)} numbers; give '
+                'a baseline run JSON with those cells')
+        metric = str(baseline['metric'])
+        if BENCHMARK_FAMILY in families and metric in metrics:
+            summary = robustness_summary(clean, cells)[metric]
+            pooled = pooled_errors(summary['P'], summary['mPC'],
+                                   baseline['P'] / 100,
+                                   baseline['mPC'] / 100, name)
+            out[metric] = {BENCHMARK_FAMILY: _pooled(pooled)}
+        return out
+    base_clean, base_cells = baseline['clean'], baseline['cells']
+    run_summary = robustness_summary(clean, cells)
+    for metric in metrics:
+        out[metric] = {}
+        for family in families:
+            names = family_corruptions(family)
+            errors = corruption_errors(clean, cells, base_clean, base_cells,
+                                       metric, name, names)
+            # Pooled over the same cells: the baseline's mean over them.
+            base_mpc = _mean([
+                _value(base_cells[n][str(s)].get(metric))
+                for n, sevs in errors['severities'].items() for s in sevs
+            ])
+            pooled = dict(CE_pooled=None, rCE_pooled=None, flagged=None)
+            if base_mpc is not None:
+                pooled = pooled_errors(
+                    run_summary[metric]['P'],
+                    _family_mpc(run_summary[metric], family),
+                    _value(base_clean.get(metric)), base_mpc, name)
+            errors.update(_pooled(pooled))
+            out[metric][family] = errors
+    return out
+
+
+def _family_mpc(row: Mapping[str, Optional[float]],
+                family: str) -> Optional[float]:
+    return row['mPC'] if family == BENCHMARK_FAMILY else row[f'mPC_{family}']
+
+
+def _pooled(pooled: Mapping[str, object]) -> Dict[str, object]:
+    return dict(
+        CE_pooled=pooled['CE_pooled'],
+        rCE_pooled=pooled['rCE_pooled'],
+        pooled_flagged=pooled['flagged'])

@@ -1,0 +1,107 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The corruption-error section of a robustness report: mCE, relative
+mCE and their pooled forms per family, CE and relative CE per corruption,
+always with the baseline they were taken against (from the results'
+``corruption_errors`` entry, see :func:`robustdet.apis.results.
+corruption_errors`)."""
+from typing import Any, Dict, List, Optional
+
+FAMILY_TITLES = dict(
+    benchmark='the 15 (mCE)',
+    holdout='hold-out',
+    cbar='C-bar (mCE-bar)',
+    **{'3dcc': '3DCC'})
+
+
+def _ratio(value: Optional[float]) -> str:
+    """A CE as a percentage (100 % = the baseline's error)."""
+    return '–' if value is None else f'{100 * value:.1f}'
+
+
+def baseline_words(entry: Dict[str, Any]) -> str:
+    """Which baseline the errors are taken against, in a few words."""
+    base = entry['baseline']
+    if base['kind'] == 'published':
+        return (f'published row `{base["name"]}` ({base["citation"]}; '
+                'P and mPC only: pooled forms)')
+    return f'run `{base["name"]}` (`{base["source"]}`)'
+
+
+def ce_markdown(results: Dict[str, Any], metrics: List[str]) -> str:
+    """The "Corruption errors" section, or '' without a baseline.
+
+    Args:
+        results (dict): The results, with ``corruption_errors``.
+        metrics (list[str]): The metrics to show, those of the entry
+            first.
+
+    Returns:
+        str: Markdown text.
+    """
+    entry = results.get('corruption_errors')
+    if not entry:
+        return ''
+    lines = [
+        '\n## Corruption errors\n',
+        f'Baseline: {baseline_words(entry)}. E = 1 − AP; CE = Σ_s E / '
+        'Σ_s E^B and relative CE = Σ_s (AP_clean − AP) / Σ_s (AP^B_clean − '
+        'AP^B) per corruption, mCE and relative mCE their means over a '
+        'family; pooled: (1 − mPC) / (1 − mPC^B) and (P − mPC) / (P^B − '
+        'mPC^B). In % of the baseline (below 100 % = more robust). '
+        'Relative CE is left out (flagged) where the baseline drops less '
+        'than 0.5 points per severity.\n'
+    ]
+    shown = [m for m in metrics if m in entry['metrics']] or list(
+        entry['metrics'])
+    for metric in shown:
+        families = entry['metrics'][metric]
+        lines += [
+            f'\n### {metric}\n', '| family | mCE | relative mCE | CE pooled '
+            '| relative CE pooled | flagged |', '|---|---|---|---|---|---|'
+        ]
+        for family, row in families.items():
+            flagged = [f['corruption'] for f in row.get('flagged', [])]
+            if row.get('pooled_flagged'):
+                flagged.append('pooled')
+            lines.append(
+                f'| {FAMILY_TITLES.get(family, family)} | '
+                f'{_ratio(row.get("mCE"))} | {_ratio(row.get("rmCE"))} | '
+                f'{_ratio(row.get("CE_pooled"))} | '
+                f'{_ratio(row.get("rCE_pooled"))} | '
+                f'{", ".join(flagged) or "–"} |')
+        per = [(n, row) for row in families.values()
+               for n in row.get('CE', {})]
+        if per:
+            lines += [
+                '', '| corruption | CE | relative CE |', '|---|---|---|'
+            ]
+            lines += [
+                f'| {n} | {_ratio(row["CE"][n])} | '
+                f'{_ratio(row["rCE"][n])} |' for n, row in per
+            ]
+    return '\n'.join(lines) + '\n'
+
+
+def ce_summary_lines(results: Dict[str, Any],
+                     metrics: List[str]) -> List[str]:
+    """One plain-text line per metric: mCE and relative mCE per family
+    against the baseline (none without a baseline)."""
+    entry = results.get('corruption_errors')
+    if not entry:
+        return []
+    lines = []
+    for metric in metrics:
+        families = entry['metrics'].get(metric)
+        if not families:
+            continue
+        parts = []
+        for family, row in families.items():
+            if row.get('mCE') is None:
+                parts.append(f'{family} CE pooled '
+                             f'{_ratio(row.get("CE_pooled"))} %')
+            else:
+                parts.append(f'{family} mCE {_ratio(row["mCE"])} % '
+                             f'(relative {_ratio(row.get("rmCE"))} %)')
+        lines.append(f'{metric} vs {entry["baseline"]["name"]}: ' +
+                     ', '.join(parts))
+    return lines
