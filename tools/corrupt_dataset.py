@@ -12,7 +12,9 @@ the source tree is never written to.
 """
 from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
                                    SELECTIONS, SEVERITIES, resolve_corruptions)
-from robustdet.utils.cli import ArgumentParser, cli_entry
+from robustdet.corruptions.region import REGIONS
+from robustdet.utils.cli import (ArgumentParser, add_depth_args, cli_entry,
+                                 depth_from_args)
 
 
 def parse_args(argv=None):
@@ -47,6 +49,18 @@ def parse_args(argv=None):
     parser.add_argument(
         '--workers', type=int, default=0, help='processes (0 = in-process)')
     parser.add_argument('--skip-bad-images', action='store_true')
+    parser.add_argument(
+        '--region',
+        choices=REGIONS,
+        default='all',
+        help='where the corruption applies: all (default), objects or '
+        'background (inside / outside the ground truth of --ann-file, '
+        'with a soft edge); written under OUT_DIR/region-REGION/')
+    parser.add_argument(
+        '--ann-file',
+        help='COCO instances JSON whose image file names are the paths '
+        'relative to src_dir (for --region)')
+    add_depth_args(parser)
     return parser.parse_args(argv)
 
 
@@ -65,7 +79,10 @@ def main():
         channel_order=args.channel_order,
         lossless=args.lossless,
         workers=args.workers,
-        skip_bad_images=args.skip_bad_images)
+        skip_bad_images=args.skip_bad_images,
+        region=args.region,
+        ann_file=args.ann_file,
+        depth=depth_from_args(args))
     print(f'wrote {out["written"]} files under {args.out_dir}')
     for path, reason in out['skipped']:
         print(f'skipped {path}: {reason}')

@@ -6,11 +6,20 @@ is mirrored, each image corrupted with the seed ``test_robust.py`` would
 use for it when the dataset's ``data_root`` is ``identity_root`` (default:
 ``SRC_DIR``). Finished images are skipped, so an interrupted run resumes;
 each file is written atomically; the source tree is never written to.
+
+With ``region`` ``'objects'`` or ``'background'`` the corruption applies
+inside or outside the ground-truth instances of a COCO annotation file
+(``ann_file``), as ``test_robust.py --region`` does, and the copies go to
+``OUT_DIR/region-<region>/<corruption>/<severity>/...``. The depth-aware
+corruptions read each image's depth from ``depth`` (a
+:class:`~robustdet.datasets.depth.DepthSource` config, relative to the
+identity root).
 """
+import json
 import multiprocessing
 import os
 import os.path as osp
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -18,6 +27,8 @@ from tqdm import tqdm
 
 from ..corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
                            get_corruption)
+from ..corruptions.region import blend_region, check_region, region_weight
+from ..datasets.depth import DepthSource
 from ..utils.errors import RobustDetError
 from ..utils.io import write_bytes_atomic
 from ..utils.seeding import derive_seed
@@ -61,28 +72,80 @@ def check_dirs(src_dir: str, out_dir: str) -> None:
 
 
 def output_path(out_dir: str, rel: str, name: str, severity: int,
-                lossless: bool) -> str:
+                lossless: bool, region: str = 'all') -> str:
     """Where the corrupted copy of ``rel`` goes."""
     if lossless:
         rel = osp.splitext(rel)[0] + '.png'
+    if region != 'all':
+        out_dir = osp.join(out_dir, f'region-{region}')
     return osp.join(out_dir, name, str(severity), rel)
 
 
 def plan(src_dir: str, out_dir: str, names: Sequence[str],
-         severities: Sequence[int], lossless: bool) -> Iterator[Tuple]:
+         severities: Sequence[int], lossless: bool,
+         region: str = 'all') -> Iterator[Tuple]:
     """The (rel, name, severity, out_path) jobs still to do."""
     for rel in list_images(src_dir):
         for name in names:
             for sev in severities:
-                out = output_path(out_dir, rel, name, sev, lossless)
+                out = output_path(out_dir, rel, name, sev, lossless, region)
                 if not osp.exists(out):
                     yield rel, name, sev, out
 
 
-def corrupt_file(src_dir: str, rel: str, jobs: Sequence[Tuple[str, int,
-                                                             str]],
-                 seed: int, identity_prefix: str, backend: str,
-                 channel_order: str) -> Optional[str]:
+def coco_instances(ann_file: str,
+                   rels: Sequence[str]) -> Dict[str, List[Dict[str, Any]]]:
+    """The ground truth of each image of a COCO annotation file, as mmdet's
+    data infos hold it (``bbox`` as x1, y1, x2, y2, ``mask`` the
+    segmentation, ``ignore_flag`` = iscrowd), by ``file_name``.
+
+    Args:
+        ann_file (str): A COCO instances JSON.
+        rels (Sequence[str]): The images (relative paths) that need it.
+
+    Returns:
+        dict: ``{rel: [instance, ...]}`` for every image of ``rels``.
+
+    Raises:
+        RobustDetError: The file is unreadable, or an image is not in it.
+    """
+    try:
+        with open(ann_file, encoding='utf-8') as f:
+            coco = json.load(f)
+        ids = {im['file_name']: im['id'] for im in coco['images']}
+        anns = coco['annotations']
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise RobustDetError(
+            f'--ann-file {ann_file} is not a readable COCO annotation file: '
+            f'{e}') from None
+    missing = [r for r in rels if r not in ids]
+    if missing:
+        raise RobustDetError(
+            f'{len(missing)} image(s) are not in --ann-file {ann_file}, '
+            f'e.g. {missing[0]}; the file names of its images must be the '
+            'paths relative to the source directory')
+    by_id: Dict[Any, List[Dict[str, Any]]] = {}
+    for ann in anns:
+        x, y, w, h = ann['bbox']
+        instance = dict(bbox=[x, y, x + w, y + h],
+                        ignore_flag=int(ann.get('iscrowd', 0)))
+        if ann.get('segmentation'):
+            instance['mask'] = ann['segmentation']
+        by_id.setdefault(ann['image_id'], []).append(instance)
+    return {r: by_id.get(ids[r], []) for r in rels}
+
+
+def corrupt_file(src_dir: str,
+                 rel: str,
+                 jobs: Sequence[Tuple[str, int, str]],
+                 seed: int,
+                 identity_prefix: str,
+                 backend: str,
+                 channel_order: str,
+                 region: str = 'all',
+                 instances: Optional[List[Dict[str, Any]]] = None,
+                 depth: Optional[Dict[str, Any]] = None,
+                 identity_root: Optional[str] = None) -> Optional[str]:
     """Read one image once and write all its corrupted copies.
 
     Args:
@@ -94,6 +157,11 @@ def corrupt_file(src_dir: str, rel: str, jobs: Sequence[Tuple[str, int,
             (the path of ``src_dir`` relative to the identity root).
         backend (str): Corruption backend.
         channel_order (str): ``'rgb'`` or ``'bgr'``.
+        region (str): ``'all'``, ``'objects'`` or ``'background'``.
+        instances (list[dict], optional): The image's ground truth, for a
+            region other than ``'all'``.
+        depth (dict, optional): A ``DepthSource`` config.
+        identity_root (str, optional): What depth roots are relative to.
 
     Returns:
         str, optional: Why the image was skipped, or None.
@@ -104,10 +172,20 @@ def corrupt_file(src_dir: str, rel: str, jobs: Sequence[Tuple[str, int,
     bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     rgb = np.ascontiguousarray(bgr[..., ::-1])
     identity = identity_prefix + rel
+    weight = None
+    if region != 'all':
+        weight = region_weight(rgb.shape[0], rgb.shape[1], instances or [])
+    depth_map = None
+    if depth is not None and any(get_corruption(n).needs_depth
+                                 for n, _, _ in jobs):
+        depth_map = DepthSource.from_cfg(depth).load(
+            osp.join(src_dir, rel), identity_root)
     for name, sev, out in jobs:
         img = corrupt(rgb, name, sev, seed=derive_seed(
             seed, identity, name, sev), backend=backend,
-                      channel_order=channel_order)
+                      channel_order=channel_order, depth=depth_map)
+        if weight is not None:
+            img = blend_region(rgb, img, weight, region)
         ext = osp.splitext(out)[1].lower()
         params = _JPEG_PARAMS if ext in ('.jpg', '.jpeg') else []
         ok, buf = cv2.imencode(ext, np.ascontiguousarray(img[..., ::-1]),
@@ -129,7 +207,11 @@ def corrupt_tree(src_dir: str,
                  lossless: bool = False,
                  workers: int = 0,
                  skip_bad_images: bool = False,
-                 progress: bool = True) -> Dict[str, object]:
+                 progress: bool = True,
+                 region: str = 'all',
+                 ann_file: Optional[str] = None,
+                 depth: Optional[Dict[str, Any]] = None
+                 ) -> Dict[str, object]:
     """Write the -C copies of every image under ``src_dir``.
 
     Args:
@@ -148,6 +230,12 @@ def corrupt_tree(src_dir: str,
         skip_bad_images (bool): Skip unreadable images (listed in the
             return value) instead of stopping.
         progress (bool): Show a progress bar.
+        region (str): ``'all'``, ``'objects'`` or ``'background'`` (needs
+            ``ann_file``).
+        ann_file (str, optional): COCO annotation file whose image file
+            names are the paths relative to ``src_dir``.
+        depth (dict, optional): Where the depth-aware corruptions read
+            depth (a ``DepthSource`` config).
 
     Returns:
         dict: ``written`` (number of files) and ``skipped`` (list of
@@ -157,6 +245,19 @@ def corrupt_tree(src_dir: str,
         get_corruption(name)
     for sev in severities:
         check_severity(sev)
+    check_region(region)
+    if region != 'all' and ann_file is None:
+        raise RobustDetError(
+            f'--region {region} needs the ground truth: pass --ann-file '
+            '(COCO instances JSON of the source images)')
+    needs_depth = [n for n in names if get_corruption(n).needs_depth]
+    if needs_depth and depth is None:
+        raise RobustDetError(
+            f'{", ".join(needs_depth)} need(s) a depth map per image: pass '
+            '--depth cityscapes or --depth-folder DIR --depth-suffix SUFFIX '
+            '--depth-scale S')
+    if depth is not None:
+        depth = DepthSource.from_cfg(depth).to_cfg()
     check_dirs(src_dir, out_dir)
     root = identity_root if identity_root is not None else src_dir
     prefix = osp.relpath(osp.abspath(src_dir), osp.abspath(root))
@@ -169,9 +270,12 @@ def corrupt_tree(src_dir: str,
                              f'{src_dir}')
     by_image: Dict[str, List[Tuple[str, int, str]]] = {}
     for rel, name, sev, out in plan(src_dir, out_dir, names, severities,
-                                    lossless):
+                                    lossless, region):
         by_image.setdefault(rel, []).append((name, sev, out))
-    args = [(src_dir, rel, jobs, seed, prefix, backend, channel_order)
+    instances = (coco_instances(ann_file, list(by_image))
+                 if region != 'all' else {})
+    args = [(src_dir, rel, jobs, seed, prefix, backend, channel_order,
+             region, instances.get(rel), depth, root)
             for rel, jobs in by_image.items()]
     skipped = []
     written = 0

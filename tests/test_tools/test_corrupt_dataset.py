@@ -94,3 +94,101 @@ def test_bad_image_cli(tree, tmp_path):
     assert f'skipped {victim}' in proc.stdout
     proc = run_tool(*cmd[:3], '--corruptions', 'fgo', cwd=REPO)
     assert proc.returncode == 2 and "unknown corruption 'fgo'" in proc.stderr
+
+
+def _tree_files(root):
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob('*.png'))
+    }
+
+
+@pytest.mark.parametrize('selection, names', [
+    (['cbar'], 10),
+    (['low_light', 'iso_noise', 'color_quant'], 3),
+])
+def test_newer_families_cli(demo_dir, tmp_path, selection, names):
+    """The C-bar and depth-free 3DCC copies: every corruption written,
+    deterministic per seed, severity 1 unlike severity 5."""
+    src = tmp_path / 'src'
+    src.mkdir()
+    for name in sorted(os.listdir(f'{demo_dir}/coco/val2017'))[:2]:
+        shutil.copy(f'{demo_dir}/coco/val2017/{name}', src / name)
+    outs = []
+    for run in ('a', 'b'):
+        out = tmp_path / run
+        proc = run_tool('tools/corrupt_dataset.py', str(src), str(out),
+                        '--corruptions', *selection, '--severities', '1',
+                        '5', '--lossless', '--seed', '7', cwd=REPO)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert f'wrote {names * 2 * 2} files' in proc.stdout
+        outs.append(_tree_files(out))
+    assert outs[0] == outs[1]
+    corruptions = {k.split('/')[0] for k in outs[0]}
+    assert len(corruptions) == names
+    for name in corruptions:
+        for image in os.listdir(src):
+            png = image[:-4] + '.png'
+            one = cv2.imread(str(tmp_path / 'a' / name / '1' / png))
+            five = cv2.imread(str(tmp_path / 'a' / name / '5' / png))
+            assert np.abs(one.astype(int) - five).mean() > 1, name
+
+
+def test_region_and_depth(demo_dir, tmp_path):
+    """--region objects with the COCO ground truth: only the objects
+    change; --depth-folder for fog_3d; and their one-line errors."""
+    import json
+    coco = f'{demo_dir}/coco'
+    ann = f'{coco}/annotations/instances_val2017.json'
+    with open(ann) as f:
+        data = json.load(f)
+    image = data['images'][0]
+    src = tmp_path / 'src'
+    src.mkdir()
+    shutil.copy(f'{coco}/val2017/{image["file_name"]}', src)
+    sub = dict(data, images=[image], annotations=[
+        a for a in data['annotations'] if a['image_id'] == image['id']])
+    (tmp_path / 'ann.json').write_text(json.dumps(sub))
+    out = tmp_path / 'out'
+    res = corrupt_tree(str(src), str(out), ['gaussian_noise'], [5],
+                       lossless=True, progress=False, region='objects',
+                       ann_file=str(tmp_path / 'ann.json'))
+    assert res['written'] == 1
+    png = image['file_name'][:-4] + '.png'
+    got = cv2.imread(str(out / 'region-objects' / 'gaussian_noise' / '5' /
+                         png)).astype(int)
+    clean = cv2.imread(str(src / image['file_name'])).astype(int)
+    far = np.ones(clean.shape[:2], bool)
+    for a in sub['annotations']:
+        x, y, w, h = a['bbox']
+        far[max(0, int(y) - 6):int(y + h) + 6,
+            max(0, int(x) - 6):int(x + w) + 6] = False
+    assert far.any() and (~far).any()
+    np.testing.assert_array_equal(got[far], clean[far])
+    assert np.abs(got[~far] - clean[~far]).mean() > 5
+    # fog_3d with depth maps named like the images (16-bit millimetres).
+    depth = tmp_path / 'depth'
+    depth.mkdir()
+    h, w = clean.shape[:2]
+    cv2.imwrite(str(depth / png),
+                np.linspace(60000, 2000, h)[:, None].repeat(w, 1).astype(
+                    np.uint16))
+    corrupt_tree(str(src), str(out), ['fog_3d'], [3], lossless=True,
+                 progress=False, depth=dict(kind='folder', root=str(depth),
+                                            suffix='.png', scale=0.001))
+    fogged = cv2.imread(str(out / 'fog_3d' / '3' / png)).astype(int)
+    # Far (top) rows are fogged more than near (bottom) ones.
+    top, bottom = (np.abs(fogged - clean)[rows].mean()
+                   for rows in (slice(0, h // 4), slice(-h // 4, None)))
+    assert top > bottom
+    with pytest.raises(RobustDetError, match='needs the ground truth'):
+        corrupt_tree(str(src), str(tmp_path / 'x'), ['fog'], [1],
+                     region='background')
+    with pytest.raises(RobustDetError, match='fog_3d need'):
+        corrupt_tree(str(src), str(tmp_path / 'x'), ['fog_3d'], [1])
+    (tmp_path / 'other.json').write_text(json.dumps(dict(
+        data, images=data['images'][1:])))
+    with pytest.raises(RobustDetError, match='not in --ann-file'):
+        corrupt_tree(str(src), str(tmp_path / 'x'), ['fog'], [1],
+                     region='objects', ann_file=str(tmp_path / 'other.json'))
+    assert not (tmp_path / 'x').exists()

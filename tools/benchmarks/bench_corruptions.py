@@ -1,5 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""Seconds per image of every corruption: reference vs fast backend.
+"""Seconds per image of every corruption: reference vs fast backend, and
+the newer families against gaussian_noise.
 
 Both backends run in this one process, on one core (BLAS / OpenMP / numba
 / OpenCV threads set to 1, the process pinned to one CPU), on the same
@@ -8,7 +9,14 @@ cell is the best of ``--repeat`` calls with different seeds, after one
 warm-up call (so the reference's per-process numba compile of glass_blur
 is not counted there; it is reported separately as the cold start of a
 fresh process). Prints a table per size with the ratio, the total for the
-75 benchmark variants (15 corruptions × 5 severities) and the targets::
+75 benchmark variants (15 corruptions × 5 severities) and the targets.
+
+The newer families (C-bar, 3DCC; one definition, which both CPU
+backends run) get their own table: the fast backend's seconds per
+severity, their mean, and its ratio to gaussian_noise's mean at the same
+size (target: none above 3×). The depth-aware corruptions get a depth
+ramp (2 m at the bottom row to 60 m at the top). ``--region`` adds the
+cost of ``--region objects`` (mask, soft edge and blend) for 30 boxes::
 
     python tools/benchmarks/bench_corruptions.py [--sizes 480x640 1024x2048]
 """
@@ -46,8 +54,8 @@ def parse_args():
     parser.add_argument(
         '--corruptions',
         nargs='+',
-        default=['all'],
-        help='names or selection words (default: all)')
+        default=['all', 'cbar', '3dcc'],
+        help='names or selection words (default: all cbar 3dcc)')
     parser.add_argument(
         '--cpu', type=int, help='CPU to pin to (default: the last allowed)')
     parser.add_argument('--json', help='also write the timings here')
@@ -73,14 +81,84 @@ def time_cell(corrupt, img, name, severity, backend, repeat, before=None):
     return best
 
 
+def bench_newer(img, names, repeat):
+    """The newer families (fast backend) against gaussian_noise."""
+    import functools
+
+    import numpy as np
+
+    from robustdet.corruptions import NEEDS_DEPTH, SEVERITIES, corrupt
+    h, w = img.shape[:2]
+    depth = np.linspace(60.0, 2.0, h)[:, None].repeat(w, axis=1)
+    with_depth = functools.partial(corrupt, depth=depth)
+    print(f'\n## {h}×{w}, newer families: seconds per image (fast), mean '
+          'over severities, ratio to gaussian_noise')
+    rows = {}
+    for name in ['gaussian_noise'] + names:
+        fn = with_depth if name in NEEDS_DEPTH else corrupt
+        rows[name] = [
+            time_cell(fn, img, name, s, 'fast', repeat) for s in SEVERITIES
+        ]
+    base = sum(rows['gaussian_noise']) / len(SEVERITIES)
+    ratios = {}
+    for name, cells in rows.items():
+        mean = sum(cells) / len(cells)
+        ratios[name] = mean / base
+        print(f'{name:27s} ' + ' '.join(f'{c:7.4f}' for c in cells) +
+              f'   mean {mean:7.4f}  {ratios[name]:5.2f}×', flush=True)
+    worst = max((r, n) for n, r in ratios.items() if n != 'gaussian_noise')
+    print(f'largest ratio to gaussian_noise: {worst[0]:.2f}× ({worst[1]}; '
+          'target: none above 3×)')
+    return dict(cells=rows, ratio_to_gaussian_noise=ratios)
+
+
+def bench_region(img, repeat):
+    """``--region objects``: object mask with soft edge, and the blend, for
+    30 boxes over a third of the image."""
+    import numpy as np
+
+    from robustdet.corruptions import corrupt
+    from robustdet.corruptions.region import blend_region, region_weight
+    h, w = img.shape[:2]
+    rng = np.random.default_rng(0)
+    boxes = []
+    for _ in range(30):
+        bw, bh = rng.uniform(0.05, 0.2) * w, rng.uniform(0.05, 0.2) * h
+        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+        boxes.append(dict(bbox=[x, y, x + bw, y + bh], ignore_flag=0))
+    corrupted = corrupt(img, 'gaussian_noise', 3)
+
+    def region(*_, **__):
+        weight = region_weight(h, w, boxes)
+        return blend_region(img, corrupted, weight, 'objects')
+
+    seconds = time_cell(region, img, None, 3, None, repeat)
+    print(f'\n--region objects on {h}×{w}, 30 boxes: {seconds:.4f} s per '
+          'image on top of the corruption')
+    return seconds
+
+
 def bench_size(size, names, repeat):
     import cv2
     from skimage import data
 
-    from robustdet.corruptions import (BENCHMARK_CORRUPTIONS, SEVERITIES,
-                                       corrupt)
+    from robustdet.corruptions import IMAGENET_C_CORRUPTIONS
     h, w = size
     img = cv2.resize(data.astronaut(), (w, h), interpolation=cv2.INTER_AREA)
+    newer = [n for n in names if n not in IMAGENET_C_CORRUPTIONS]
+    names = [n for n in names if n in IMAGENET_C_CORRUPTIONS]
+    out = bench_imagenet_c(img, names, repeat) if names else {}
+    if newer:
+        out['newer'] = bench_newer(img, newer, repeat)
+    out['region_objects'] = bench_region(img, repeat)
+    return out
+
+
+def bench_imagenet_c(img, names, repeat):
+    """The 19 of imagecorruptions: reference against fast."""
+    from robustdet.corruptions import (BENCHMARK_CORRUPTIONS, SEVERITIES,
+                                       corrupt)
+    h, w = img.shape[:2]
     rows = {}
     print(f'\n## {h}×{w}: seconds per image (fast), ratio reference/fast')
     print(f'{"corruption":18s} ' + ' '.join(f'{"s" + str(s):>16s}'
