@@ -406,7 +406,10 @@ def _normalised_depth(depth: Optional[np.ndarray], name: str,
     if not known.any():
         raise RobustDetError(
             f'{name}: the depth map has no valid value (finite and > 0)')
-    far = np.float32(np.percentile(d[known], FAR_PERCENTILE))
+    # np.sort first: the same order statistics (so the same percentile),
+    # and numpy's vectorised sort is several times faster than the
+    # partition np.percentile does on unsorted data.
+    far = np.float32(np.percentile(np.sort(d[known]), FAR_PERCENTILE))
     with np.errstate(invalid='ignore', over='ignore'):
         d /= far
     np.clip(d, _MIN_NORMALISED_DEPTH, 1.0, out=d)
@@ -440,8 +443,10 @@ def _refocus(img: np.ndarray, dn: np.ndarray, aperture: float,
         np.ndarray: uint8 H×W×3.
     """
     h, w = dn.shape
-    q = np.quantile(dn, np.arange(N_LAYERS + 1) / N_LAYERS).astype(
-        np.float64)
+    # Of the sorted values: the same quantiles, faster (see above).
+    q = np.quantile(
+        np.sort(dn, axis=None),
+        np.arange(N_LAYERS + 1) / N_LAYERS).astype(np.float64)
     eps = min(_QUANTILE_EPS, q[0] / 2)  # keep the nearest quantile > 0
     q[0] -= eps
     q[-1] += eps
@@ -471,24 +476,45 @@ def _refocus(img: np.ndarray, dn: np.ndarray, aperture: float,
     # quantiles, gathered layer by layer.
     lower = np.empty((h, w), dtype=np.uint32)
     upper = np.empty((h, w), dtype=np.uint32)
-    blurred: Dict[float, np.ndarray] = {}
     for layer in range(N_LAYERS + 1):
         as_left = left == layer if layer < N_LAYERS else None
         as_right = left == layer - 1 if layer > 0 else None
-        if not any(m is not None and m.any() for m in (as_left, as_right)):
+        used = [m for m in (as_left, as_right) if m is not None and m.any()]
+        if not used:
             continue
-        std = float(stds[layer])
-        if std not in blurred:
-            blurred[std] = _gaussian_blur(rgba, std).view(np.uint32)[..., 0]
+        rows = np.flatnonzero(np.logical_or.reduce(used).any(axis=1))
+        blurred = _blur_rows(rgba, float(stds[layer]), rows[0],
+                             rows[-1] + 1).view(np.uint32)[..., 0]
         if as_left is not None:
-            np.copyto(lower, blurred[std], where=as_left)
+            np.copyto(lower, blurred, where=as_left)
         if as_right is not None:
-            np.copyto(upper, blurred[std], where=as_right)
+            np.copyto(upper, blurred, where=as_right)
     # (w_l * lower + w_u * upper) / (w_l + w_u), rounded.
     out = cv2.blendLinear(
         lower.view(np.uint8).reshape(h, w, 4),
         upper.view(np.uint8).reshape(h, w, 4), weight_left, weight_right)
     return np.ascontiguousarray(out[..., :3])
+
+
+def _blur_rows(img: np.ndarray, std: float, top: int,
+               bottom: int) -> np.ndarray:
+    """:func:`_gaussian_blur` of ``img``, exact in rows ``top:bottom``.
+
+    A kernel applied directly reads ``taps // 2`` rows either side, so
+    only those rows are blurred (a depth layer often covers a band of the
+    image); the rows outside are left as they are. Wide kernels (a
+    smaller image, resized) blur the whole image.
+    """
+    taps = _odd_taps(std)
+    if taps > _MAX_DIRECT_KSIZE or (top, bottom) == (0, img.shape[0]):
+        return _gaussian_blur(img, std)
+    start = max(0, top - taps // 2)
+    stop = min(img.shape[0], bottom + taps // 2)
+    out = img.copy()
+    # Where the band meets the image's edge, the band's own replicated
+    # border is the image's.
+    out[start:stop] = _gaussian_blur(img[start:stop], std)
+    return out
 
 
 def _odd_taps(std: float) -> int:

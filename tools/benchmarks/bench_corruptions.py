@@ -15,8 +15,10 @@ The newer families (C-bar, 3DCC; one definition, which both CPU
 backends run) get their own table: the fast backend's seconds per
 severity, their mean, and its ratio to gaussian_noise's mean at the same
 size (target: none above 3×). The depth-aware corruptions get a depth
-ramp (2 m at the bottom row to 60 m at the top). ``--region`` adds the
-cost of ``--region objects`` (mask, soft edge and blend) for 30 boxes::
+ramp (2 m at the bottom row to 60 m at the top), and the same depths
+shuffled (``name*``: the focus blurs then cannot blur bands of rows
+only). Each size also times ``--region objects`` (mask, soft edge and
+blend) for 30 boxes::
 
     python tools/benchmarks/bench_corruptions.py [--sizes 480x640 1024x2048]
 """
@@ -90,15 +92,24 @@ def bench_newer(img, names, repeat):
     from robustdet.corruptions import NEEDS_DEPTH, SEVERITIES, corrupt
     h, w = img.shape[:2]
     depth = np.linspace(60.0, 2.0, h)[:, None].repeat(w, axis=1)
-    with_depth = functools.partial(corrupt, depth=depth)
+    # The same depths at random places: no depth layer is a band of rows.
+    shuffled = np.random.default_rng(0).permutation(depth.ravel()).reshape(
+        h, w)
     print(f'\n## {h}×{w}, newer families: seconds per image (fast), mean '
-          'over severities, ratio to gaussian_noise')
+          'over severities, ratio to gaussian_noise; * = the depth ramp '
+          'shuffled')
     rows = {}
     for name in ['gaussian_noise'] + names:
-        fn = with_depth if name in NEEDS_DEPTH else corrupt
-        rows[name] = [
-            time_cell(fn, img, name, s, 'fast', repeat) for s in SEVERITIES
-        ]
+        runs = [(name, corrupt)]
+        if name in NEEDS_DEPTH:
+            runs = [(name, functools.partial(corrupt, depth=depth)),
+                    (name + '*', functools.partial(corrupt,
+                                                   depth=shuffled))]
+        for label, fn in runs:
+            rows[label] = [
+                time_cell(fn, img, name, s, 'fast', repeat)
+                for s in SEVERITIES
+            ]
     base = sum(rows['gaussian_noise']) / len(SEVERITIES)
     ratios = {}
     for name, cells in rows.items():
