@@ -192,7 +192,8 @@ def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
     for key in ('format', 'robustdet_version', 'config', 'checkpoint',
                 'config_sha256', 'checkpoint_sha256', 'seed', 'backend',
                 'channel_order', 'corruption_device', 'video_clips',
-                'ground_truth', 'shard', 'clean', 'cells', 'seconds',
+                'ground_truth', 'region', 'depth', 'shard', 'clean',
+                'cells', 'seconds',
                 'skipped_images', 'empty_cells', 'summary', 'coverage',
                 'video_summary', 'video_coverage'):
         assert key in grid, key
@@ -221,6 +222,76 @@ def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
     written = sorted(os.listdir(runs / 'coco-c' / 'defocus_blur' / '3'))
     assert written == sorted(os.listdir(osp.join(demo_dir, 'coco',
                                                  'val2017')))
+    # Regions: one run each, and the side-by-side table.
+    regions = runs / 'regions'
+    for region in ('all', 'objects', 'background'):
+        results = load_results(str(regions / f'region-{region}' /
+                                   RESULTS_FILE))
+        assert results['region'] == region
+        assert results['summary']['coco/bbox_mAP']['mPC_cbar'] is not None
+    assert '| objects |' in (regions / 'regions.md').read_text()
+    # Corruption errors against the run that corrupts everything.
+    ce = load_results(str(runs / 'ce' / RESULTS_FILE))
+    entry = ce['corruption_errors']
+    assert entry['baseline']['name'] == 'region-all'
+    assert entry['metrics']['coco/bbox_mAP']['3dcc']['mCE'] is not None
+    report = (runs / 'ce' / 'robustness.md').read_text()
+    assert '## Corruption errors' in report
+
+
+def _family_page(page, family, demo_dir, demo_checkpoint, tmp_path, forked):
+    """A newer family's page: its table is the library's, row for row, and
+    its blocks run; returns the blocks run."""
+    assert _table_rows(page) == [
+        f'| `{c.name}` | {c.group} | {"yes" if c.stochastic else "no"} | '
+        + ', '.join(str(p).replace(' ', '') for p in c.params) + ' |\n'
+        for c in CORRUPTIONS if c.group == family]
+    config, ckpt = demo_checkpoint
+    return run_page(page, dict(CONFIG=config, CKPT=ckpt,
+                               DATA=osp.join(demo_dir, 'coco')),
+                    str(tmp_path), forked)
+
+
+def test_cbar(demo_dir, demo_checkpoint, tmp_path, forked):
+    _family_page('docs/cbar.md', 'cbar', demo_dir, demo_checkpoint, tmp_path,
+                 forked)
+    work = tmp_path / 'work_dirs' / 'cbar-demo'
+    results = load_results(str(work / RESULTS_FILE))
+    assert set(results['cells']) == set(
+        c.name for c in CORRUPTIONS if c.group == 'cbar')
+    row = results['summary']['coco/bbox_mAP']
+    assert row['mPC'] is None and row['mPC_cbar'] is not None
+    images = sorted(os.listdir(osp.join(demo_dir, 'coco', 'val2017')))
+    for name in ('sparkles', 'checkerboard_cutout'):
+        for sev in ('1', '5'):
+            assert sorted(os.listdir(work / 'images' / name / sev)) == images
+    _same_figure(tmp_path, 'cbar.png')
+
+
+def _same_figure(tmp_path, name):
+    """The page's figure command made the committed figure: the same
+    grid (size, rows, severities). Not the same bytes: five C-bar
+    corruptions differ by a grey level between CPU generations."""
+    made = Image.open(tmp_path / 'work_dirs' / 'figures' / name)
+    committed = Image.open(osp.join(REPO, 'docs', 'figures', name))
+    assert made.size == committed.size
+    for key in ('robustdet:rows', 'robustdet:severities'):
+        assert made.info[key] == committed.info[key], key
+
+
+def test_3dcc(demo_dir, demo_checkpoint, tmp_path, forked):
+    _family_page('docs/3dcc.md', '3dcc', demo_dir, demo_checkpoint, tmp_path,
+                 forked)
+    work = tmp_path / 'work_dirs' / '3dcc-demo'
+    free = load_results(str(work / RESULTS_FILE))
+    assert list(free['cells']) == ['low_light', 'iso_noise', 'color_quant']
+    depth = load_results(str(work / 'depth-run' / RESULTS_FILE))
+    assert list(depth['cells']) == ['fog_3d', 'far_focus']
+    assert depth['depth'] == dict(
+        kind='folder', root=str(work / 'depth'), suffix='.png',
+        scale=0.001, inverse=False, img_suffix=[])
+    assert depth['summary']['coco/bbox_mAP']['mPC_3dcc'] is not None
+    _same_figure(tmp_path, '3dcc.png')
 
 
 def test_baselines(demo_checkpoint, tmp_path, forked):
@@ -475,7 +546,7 @@ def test_benchmarks(demo_checkpoint, tmp_path, forked):
              TEST_CKPT=ckpt, GRID='brightness', SIZE='32x48',
              LARGE_SIZE='48x64', COCO_IMAGES=10, ANCHORS=10, ROIS=100,
              STYLIZE_IMAGES=1, STYLIZE_REPEATS=1, CLIP_FRAMES=8,
-             VIDEO_FRAMES=1),
+             VIDEO_FRAMES=1, TORCH_DEVICE='cpu'),
         str(_scratch(tmp_path)), forked)
     out = {re.search(r'bench_\w+', r.block).group(0): r.output for r in ran}
     assert sorted(out) == sorted(
@@ -483,6 +554,12 @@ def test_benchmarks(demo_checkpoint, tmp_path, forked):
             osp.join(REPO, 'tools', 'benchmarks', 'bench_*.py'))), (
         'every script under tools/benchmarks/ has its block')
     assert '75 benchmark variants: reference' in out['bench_corruptions']
+    assert 'largest ratio to gaussian_noise' in out['bench_corruptions']
+    assert '--region objects on 32×48' in out['bench_corruptions']
+    torch_out = out['bench_torch_corruptions']
+    assert 'device cpu' in torch_out
+    for name in ('gaussian_noise', 'brownish_noise', 'far_focus'):
+        assert f'\n{name} ' in torch_out, name
     assert 'reported metrics identical: True' in out['bench_coco_eval']
     # The reference backend on BGR arrays: mmdet's numbers, cell for cell.
     assert 'deterministic cells with identical metrics: 5/5' in out[
