@@ -23,7 +23,15 @@
    layout, 4 videos of 31 frames) under all 19 clip corruptions x 5
    severities (``tools/test_robust.py --corruptions video``: mPC, rPC,
    gamma_a / gamma_r per family), and pm-k on the neighbour sets under
-   H.264 at CRF 51 (``tools/test_pmk.py --video-corruption``).
+   H.264 at CRF 51 (``tools/test_pmk.py --video-corruption``);
+8. beyond the 15 of 2019: the demo detector under the ten C-bar and the
+   three depth-free 3DCC corruptions at severities 1, 3, 5, over the whole
+   image, only its objects and only their background (``--region all
+   objects background``: mPC_cbar, mPC_3dcc and ``regions.md``), the
+   corruption errors of the objects-only run against the whole-image run
+   (``robustness_report.py --ce-baseline``), and, after step 5, the
+   combined model's mCE against the standard one
+   (``test_robust.py --ce-baseline``).
 
 Each step prints the command a user would run for it, and is skipped when
 its output already exists.
@@ -118,6 +126,7 @@ def main():
         stylized_demo(args, robust_dir)
     shift_demo(args, ckpt)
     video_demo(args, ckpt)
+    beyond_demo(args, ckpt)
 
 
 def video_demo(args, ckpt):
@@ -137,6 +146,36 @@ def video_demo(args, ckpt):
                 '--video-corruption', 'h264_crf', '--severity', '5',
                 '--work-dir', osp.join(args.work_dir, 'pmk-h264_crf-5')])
     print(f'[demo] pm-k under H.264 CRF 51 took {took / 60:.1f} min')
+
+
+# Step 8's grid: C-bar and the depth-free 3DCC corruptions.
+BEYOND = ['--corruptions', 'cbar', '3dcc_depth_free', '--severities', '0',
+          '1', '3', '5']
+
+
+def beyond_demo(args, ckpt):
+    """Step 8: the newer families, regions and corruption errors."""
+    work = osp.join(args.work_dir, 'beyond')
+    took = run(['python', 'tools/test_robust.py', CONFIG, ckpt, *BEYOND,
+                '--region', 'all', 'objects', 'background', '--work-dir',
+                work, '--seed', str(args.seed)])
+    print(f'[demo] C-bar and 3DCC over three regions took {took / 60:.1f} '
+          'min')
+    whole = osp.join(work, 'region-all', 'robustness.json')
+    run(['python', 'tools/robustness_report.py',
+         osp.join(work, 'region-objects', 'robustness.json'),
+         '--ce-baseline', whole])
+    if 'combined' not in args.schemes:
+        return
+    tag = osp.basename(SCHEME_CONFIGS['combined'])[:-3].rsplit('-', 1)[1]
+    took = run([
+        'python', 'tools/test_robust.py', SCHEME_CONFIGS['combined'],
+        osp.join(args.work_dir, f'train-{tag}', 'epoch_3.pth'), *BEYOND,
+        '--ce-baseline', whole, '--work-dir', f'{work}-{tag}', '--seed',
+        str(args.seed)
+    ])
+    print(f'[demo] the combined model against the standard one on C-bar '
+          f'and 3DCC took {took / 60:.1f} min')
 
 
 def train(config, train_dir, what, epochs=3):
