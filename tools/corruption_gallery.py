@@ -28,6 +28,7 @@ from robustdet.utils.cli import (ArgumentParser, add_depth_args,
                                  add_video_clip_args, check_file, cli_entry,
                                  depth_from_args)
 from robustdet.utils.errors import RobustDetError
+from robustdet.video.table import resolve_clip_corruptions
 
 
 def parse_args(argv=None):
@@ -156,7 +157,7 @@ def main():
         if images:
             raise RobustDetError(
                 f'{images[0]} is an image corruption: run without --video')
-        names = g.resolve_clip_corruptions(tokens)
+        names = resolve_clip_corruptions(tokens)
         depth = depth_from_args(args)
         if depth is not None or args.backend is not None:
             raise RobustDetError(

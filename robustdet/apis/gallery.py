@@ -37,8 +37,7 @@ from ..reports.gallery import (DEFAULT_STRIP_FRAMES, DEFAULT_THUMB_WIDTH,
 from ..utils.cli import load_config
 from ..utils.errors import RobustDetError
 from ..utils.setup_env import register_all_modules
-from ..video import (CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS, corrupt_clip,
-                     get_clip_corruption)
+from ..video import corrupt_clip, get_clip_corruption
 
 #: Image files a gallery reads (frames of a clip folder too).
 IMAGE_EXTS: Tuple[str, ...] = ('.jpg', '.jpeg', '.png', '.bmp', '.ppm',
@@ -324,30 +323,6 @@ def _check_root(path: str, root: str) -> None:
 
 
 # ------------------------------------------------------------- corrupting
-
-
-def resolve_clip_corruptions(tokens: Sequence[str]) -> List[str]:
-    """Expand clip corruption selection words (``video``,
-    ``video-<family>``) and names, in table order.
-
-    Args:
-        tokens (Sequence[str]): What the user asked for.
-
-    Returns:
-        list[str]: Clip corruption names, each once.
-    """
-    chosen = set()
-    for token in tokens:
-        if token in VIDEO_SELECTIONS:
-            chosen.update(VIDEO_SELECTIONS[token])
-        elif token in CLIP_CORRUPTION_NAMES:
-            chosen.add(token)
-        else:
-            raise RobustDetError(
-                f'unknown clip corruption {token!r}; valid: '
-                f'{", ".join(VIDEO_SELECTIONS)} or a name: '
-                f'{", ".join(CLIP_CORRUPTION_NAMES)}')
-    return [n for n in CLIP_CORRUPTION_NAMES if n in chosen]
 
 
 def check_severities(severities: Sequence[int]) -> List[int]:

@@ -55,7 +55,8 @@ from ..utils.dist import check_same_job, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
 from ..video.table import (CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS,
-                           is_video_corruption, moves_boxes)
+                           is_video_corruption, moves_boxes,
+                           resolve_clip_corruptions)
 from .bad_images import find_bad_images
 from .job_configs import (device_corruption_cfgs, pipeline_ground_truth_cfg,
                           unwrap_corrupted)
@@ -85,21 +86,18 @@ def resolve_grid_corruptions(tokens: Sequence[str]) -> List[str]:
         list[str]: Image corruptions in benchmark order, then clip
         corruptions in table order, each once.
     """
-    image, video = [], set()
-    for token in tokens:
-        if token in VIDEO_SELECTIONS:
-            video.update(VIDEO_SELECTIONS[token])
-        elif token in CLIP_CORRUPTION_NAMES:
-            video.add(token)
-        else:
-            image.append(token)
+    video = [
+        t for t in tokens
+        if t in VIDEO_SELECTIONS or t in CLIP_CORRUPTION_NAMES
+    ]
+    image = [t for t in tokens if t not in video]
     try:
         names = resolve_corruptions(image) if image else []
     except RobustDetError as e:
         raise RobustDetError(
             f'{e}; video: {", ".join(VIDEO_SELECTIONS)} or a clip '
             f'corruption: {", ".join(CLIP_CORRUPTION_NAMES)}') from None
-    return names + [n for n in CLIP_CORRUPTION_NAMES if n in video]
+    return names + resolve_clip_corruptions(video)
 
 
 @dataclass

@@ -3,7 +3,7 @@
 each severity, the function, and where they come from. Everything else
 (CLI choices, families of γa / γr, the table of docs/video.md) derives
 from it."""
-from typing import Dict, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -33,6 +33,32 @@ VIDEO_SELECTIONS: Dict[str, Tuple[str, ...]] = {
         for f in FAMILIES
     },
 }
+
+
+def resolve_clip_corruptions(tokens: Sequence[str]) -> List[str]:
+    """Expand selection words (``video``, ``video-<family>``) and names.
+
+    Args:
+        tokens (Sequence[str]): What the user asked for.
+
+    Returns:
+        list[str]: Clip corruption names in table order, each once.
+
+    Raises:
+        RobustDetError: A token is neither; the message lists the valid.
+    """
+    chosen = set()
+    for token in tokens:
+        if token in VIDEO_SELECTIONS:
+            chosen.update(VIDEO_SELECTIONS[token])
+        elif token in CLIP_CORRUPTIONS_BY_NAME:
+            chosen.add(token)
+        else:
+            raise RobustDetError(
+                f'unknown clip corruption {token!r}; valid: '
+                f'{", ".join(VIDEO_SELECTIONS)} or a name: '
+                f'{", ".join(CLIP_CORRUPTION_NAMES)}')
+    return [n for n in CLIP_CORRUPTION_NAMES if n in chosen]
 
 
 def is_video_corruption(name: str) -> bool:
