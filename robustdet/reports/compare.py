@@ -266,9 +266,10 @@ def _published_errors(row: BaselineRow, ce_baseline: Dict[str, Any],
             for n, v in ce_baseline['cells'].items()
             if n in CORRUPTIONS_BY_NAME
         }
-        if not grid_coverage(cells)['complete']:
+        summary = robustness_summary(ce_baseline['clean'],
+                                     cells).get(metric)
+        if not grid_coverage(cells)['complete'] or summary is None:
             return {}
-        summary = robustness_summary(ce_baseline['clean'], cells)[metric]
         base_p, base_mpc = summary['P'], summary['mPC']
     pooled = pooled_errors(row.P / 100, row.mPC / 100, base_p, base_mpc,
                            ce_baseline['name'])
