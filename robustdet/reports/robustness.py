@@ -146,12 +146,18 @@ def _video_names(results: Dict[str, Any]) -> List[str]:
 def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
     """The :data:`SUMMARY_COLUMNS` the Markdown tables of ``runs`` show:
     the columns of a newer family (``mPC_cbar``, ``rPC_cbar``...) only
-    where a run holds a cell of it."""
+    where a run holds a cell of it, and those of the 19 of 2019 (mPC,
+    rPC, the groups, hold-out) unless runs hold newer cells only."""
     present = {
         CORRUPTIONS_BY_NAME[n].group
         for results in runs for n in _image_names(results)
     }
     hidden = {f for f in NEWER_FAMILIES if f not in present}
+    if present and present <= set(NEWER_FAMILIES):
+        return ['P'] + [
+            c for c in SUMMARY_COLUMNS
+            if c.split('_')[-1] in present and c.split('_')[0] != 'P'
+        ]
     return [c for c in SUMMARY_COLUMNS if c.split('_')[-1] not in hidden]
 
 
