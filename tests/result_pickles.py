@@ -6,7 +6,7 @@ import collections
 
 import numpy as np
 
-from robustdet.corruptions import BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES
+from robustdet.corruptions import BENCHMARK_CORRUPTIONS, IMAGENET_C_CORRUPTIONS
 from tests.py2_pickle import dumps_py2
 
 COCO_KEYS = ('AP', 'AP50', 'AP75', 'APs', 'APm', 'APl', 'AR1', 'AR10',
@@ -22,7 +22,10 @@ def coco_eval(ap, segm=None):
     return out
 
 
-def paper_grid(clean, cell, names=CORRUPTION_NAMES, severities=range(1, 6)):
+def paper_grid(clean,
+               cell,
+               names=IMAGENET_C_CORRUPTIONS,
+               severities=range(1, 6)):
     """The paper's layout: every corruption repeats the clean cell (the
     same object) as severity 0, benchmark corruptions first."""
     grid = collections.OrderedDict()

@@ -13,7 +13,7 @@ from robustdet.apis import import_results, load_results
 from robustdet.apis.import_results import LAYOUTS, VOC_CLASSES
 from robustdet.apis.results import new_results, refresh_summary, save_results
 from robustdet.baselines import get_baseline
-from robustdet.corruptions import BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES
+from robustdet.corruptions import BENCHMARK_CORRUPTIONS, IMAGENET_C_CORRUPTIONS
 from robustdet.reports import markdown_report, summary_text
 from robustdet.utils.errors import RobustDetError
 from tests.conftest import REPO
@@ -40,7 +40,7 @@ def test_paper_coco_pickle_gives_the_published_row(tmp_path):
         'coco/bbox_mAP_s', 'coco/bbox_mAP_m', 'coco/bbox_mAP_l'
     }
     assert results['clean']['coco/bbox_mAP_l'] == pytest.approx(0.463)
-    assert list(results['cells']) == list(CORRUPTION_NAMES)
+    assert list(results['cells']) == list(IMAGENET_C_CORRUPTIONS)
     assert results['imported']['files'][0]['layout'] == 'mmdet2-coco'
     assert results['backend'] == 'reference'
     assert results['channel_order'] == 'bgr'
@@ -67,7 +67,7 @@ def test_voc_pickle_both_rpc_conventions(tmp_path):
     results = import_results([path], 'voc', str(tmp_path / 'run'))
     # Computed here from the arrays, as the paper's analysis code does.
     aps = np.array([[[c['ap'] for c in grid[n][s]] for s in range(6)]
-                    for n in CORRUPTION_NAMES], dtype=np.float64)
+                    for n in IMAGENET_C_CORRUPTIONS], dtype=np.float64)
     p = aps[0, 0]
     mpc = aps[:15, 1:].mean(axis=(0, 1))
     paper = mpc.mean() / p.mean()
@@ -124,7 +124,8 @@ def test_mmdet3_pickle_partial_grid_names_what_is_missing(tmp_path):
 def test_corruptions_go_by_name_not_position(tmp_path):
     """mmdet's robustness_eval averages the first 15 corruptions of a
     file; robustdet the benchmark's, wherever they are."""
-    order = list(CORRUPTION_NAMES[15:]) + list(CORRUPTION_NAMES[:15])
+    order = list(IMAGENET_C_CORRUPTIONS[15:]) + list(
+        IMAGENET_C_CORRUPTIONS[:15])
     grid = paper_grid(
         coco_eval(0.4),
         lambda n, s: coco_eval(0.1 if n in BENCHMARK_CORRUPTIONS else 0.3),
@@ -134,7 +135,7 @@ def test_corruptions_go_by_name_not_position(tmp_path):
     summary = results['summary']['coco/bbox_mAP']
     assert summary['mPC'] == pytest.approx(0.1)
     assert summary['mPC_holdout'] == pytest.approx(0.3)
-    assert list(results['cells']) == list(CORRUPTION_NAMES)
+    assert list(results['cells']) == list(IMAGENET_C_CORRUPTIONS)
 
 
 def test_files_of_one_model_merge(tmp_path):
