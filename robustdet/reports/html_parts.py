@@ -1,0 +1,323 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""Building blocks of the HTML report (:mod:`robustdet.reports.html`):
+escaped text, tables, the colour scale, pictures as ``data:`` URIs and
+the page around them.
+
+Everything is plain string building. The page references nothing
+outside itself: every picture is inlined as a ``data:`` URI, the style
+sheet is inline, there is no script, and a Content-Security-Policy
+``<meta>`` forbids any other source should one slip in.
+"""
+import base64
+import html
+import io
+import json
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from PIL import Image, UnidentifiedImageError
+
+from ..version import __version__
+
+# Widest strip picture embedded (pixels); wider ones are downscaled.
+STRIP_WIDTH = 800
+STRIP_QUALITY = 80
+# What the page may load: inline styles and data: pictures, nothing else.
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+       "base-uri 'none'; form-action 'none'")
+# The table colours: a cell's value relative to the reference (P), from
+# red (0 % of it) through yellow to green (100 % or more).
+COLOUR_SATURATION = 70
+COLOUR_LIGHTNESS = 80
+
+CSS = """
+body { font-family: 'DejaVu Sans', 'Liberation Sans', Arial, sans-serif;
+  margin: 1.5em auto; max-width: 78em; padding: 0 1em; color: #222;
+  background: #fff; font-size: 14px; line-height: 1.45; }
+h1 { font-size: 1.6em; border-bottom: 2px solid #4c72b0; }
+h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.1em; margin-top: 1.4em; }
+table { border-collapse: collapse; margin: 0.6em 0 1em; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.55em; }
+th { background: #eef1f6; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.span { text-align: center; }
+tr.clean td, tr.run td { font-weight: bold; }
+tr.baseline td { font-style: italic; }
+code { background: #f3f3f3; padding: 0 0.25em; word-break: break-all; }
+.note { color: #555; font-size: 0.92em; }
+.warn { color: #a33; }
+.legend span { display: inline-block; padding: 0 0.6em; margin-right: 2px; }
+img.plot { max-width: 100%; border: 1px solid #ddd; margin: 0.4em 0; }
+figure { display: inline-block; margin: 0.4em 0.8em 0.8em 0;
+  vertical-align: top; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; color: #444; }
+dl.prov { display: grid; grid-template-columns: max-content auto;
+  gap: 0.15em 1em; }
+dl.prov dt { font-weight: bold; }
+dl.prov dd { margin: 0; }
+nav ul { columns: 2; }
+footer { margin-top: 3em; color: #777; font-size: 0.85em; }
+"""
+
+
+def esc(value: Any) -> str:
+    """``value`` as escaped HTML text (quotes too)."""
+    return html.escape(str(value), quote=True)
+
+
+def code(value: Any) -> str:
+    """``value`` as escaped ``<code>``."""
+    return f'<code>{esc(value)}</code>'
+
+
+def para(text: str, cls: Optional[str] = None) -> str:
+    """A paragraph of HTML (already escaped)."""
+    attr = f' class="{cls}"' if cls else ''
+    return f'<p{attr}>{text}</p>\n'
+
+
+def heading(level: int, text: str, anchor: Optional[str] = None) -> str:
+    """A heading of escaped ``text``, with an ``id`` if given."""
+    attr = f' id="{esc(anchor)}"' if anchor else ''
+    return f'<h{level}{attr}>{esc(text)}</h{level}>\n'
+
+
+def colour(value: Optional[float], reference: Optional[float]
+           ) -> Optional[str]:
+    """The background of a cell: ``value / reference`` on a red (0) to
+    green (1 and above) hue scale; None where either is undefined.
+
+    Args:
+        value (float, optional): The cell's value.
+        reference (float, optional): What it is relative to (P).
+
+    Returns:
+        str | None: A CSS colour, e.g. ``'hsl(96, 70%, 80%)'``.
+    """
+    if value is None or reference is None or value < 0 or reference <= 0:
+        return None
+    ratio = min(1.0, max(0.0, value / reference))
+    return (f'hsl({round(120 * ratio)}, {COLOUR_SATURATION}%, '
+            f'{COLOUR_LIGHTNESS}%)')
+
+
+def td(text: str,
+       num: bool = False,
+       background: Optional[str] = None,
+       title: Optional[str] = None,
+       colspan: int = 1) -> str:
+    """A table cell of escaped ``text``.
+
+    Args:
+        text (str): The text (escaped here).
+        num (bool): Right-aligned number.
+        background (str, optional): CSS background colour.
+        title (str, optional): Tooltip.
+        colspan (int): Columns spanned.
+
+    Returns:
+        str: The ``<td>``.
+    """
+    attrs = ''
+    if num:
+        attrs = ' class="num span"' if colspan > 1 else ' class="num"'
+    if background:
+        attrs += f' style="background:{esc(background)}"'
+    if title:
+        attrs += f' title="{esc(title)}"'
+    if colspan > 1:
+        attrs += f' colspan="{colspan}"'
+    return f'<td{attrs}>{esc(text)}</td>'
+
+
+def raw_td(inner: str) -> str:
+    """A table cell holding HTML that is already escaped."""
+    return f'<td>{inner}</td>'
+
+
+def table(header: Sequence[str],
+          rows: Iterable[Tuple[str, Sequence[str]]],
+          table_id: Optional[str] = None,
+          cls: Optional[str] = None) -> str:
+    """A table.
+
+    Args:
+        header (Sequence[str]): Column titles (escaped here).
+        rows (Iterable[tuple[str, Sequence[str]]]): ``(row class, cells)``
+            pairs, the cells made by :func:`td` or :func:`raw_td`; an
+            empty class for none.
+        table_id (str, optional): The table's ``id``.
+        cls (str, optional): The table's class.
+
+    Returns:
+        str: The ``<table>``.
+    """
+    attrs = f' id="{esc(table_id)}"' if table_id else ''
+    attrs += f' class="{esc(cls)}"' if cls else ''
+    out = [f'<table{attrs}>',
+           '<thead><tr>' + ''.join(f'<th>{esc(h)}</th>' for h in header) +
+           '</tr></thead>', '<tbody>']
+    for row_cls, cells in rows:
+        attr = f' class="{esc(row_cls)}"' if row_cls else ''
+        out.append(f'<tr{attr}>' + ''.join(cells) + '</tr>')
+    out.append('</tbody></table>\n')
+    return '\n'.join(out)
+
+
+def legend() -> str:
+    """The colour scale, in a line."""
+    steps = [(f'{p} %', colour(p, 100)) for p in (0, 25, 50, 75, 100)]
+    spans = ''.join(f'<span style="background:{c}">{esc(t)}</span>'
+                    for t, c in steps)
+    return para(f'Cell colour: the value in % of P. {spans}',
+                cls='legend note')
+
+
+def data_uri(data: bytes, mime: str) -> str:
+    """``data`` as a base64 ``data:`` URI."""
+    return f'data:{mime};base64,' + base64.b64encode(data).decode('ascii')
+
+
+def picture(data: bytes, alt: str, mime: str = 'image/png',
+            cls: str = 'plot') -> str:
+    """An ``<img>`` with the picture inlined."""
+    return (f'<img class="{esc(cls)}" alt="{esc(alt)}" '
+            f'src="{data_uri(data, mime)}">\n')
+
+
+def jpeg_thumbnail(path: str,
+                   max_width: int = STRIP_WIDTH,
+                   quality: int = STRIP_QUALITY) -> Optional[bytes]:
+    """A picture file as JPEG bytes at most ``max_width`` pixels wide.
+
+    Args:
+        path (str): The picture.
+        max_width (int): Widest result; wider pictures are downscaled
+            (aspect kept).
+        quality (int): JPEG quality.
+
+    Returns:
+        bytes | None: The JPEG; None if the file is not a readable
+        picture.
+    """
+    try:
+        with Image.open(path) as img:
+            img.load()
+            img = img.convert('RGB')
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None
+    if img.width > max_width:
+        height = max(1, round(img.height * max_width / img.width))
+        img = img.resize((max_width, height), Image.LANCZOS)
+    buf = io.BytesIO()
+    img.save(buf, format='JPEG', quality=quality, optimize=True)
+    return buf.getvalue()
+
+
+def definitions(items: Iterable[Tuple[str, str]]) -> str:
+    """A definition list of ``(term, HTML value)`` pairs; the terms are
+    escaped here, the values are HTML already."""
+    out = ['<dl class="prov">']
+    for term, value in items:
+        out.append(f'<dt>{esc(term)}</dt><dd>{value}</dd>')
+    out.append('</dl>\n')
+    return '\n'.join(out)
+
+
+def contents(entries: List[Tuple[str, str]]) -> str:
+    """The table of contents: ``(anchor, title)`` pairs."""
+    if len(entries) < 2:
+        return ''
+    items = ''.join(f'<li><a href="#{esc(a)}">{esc(t)}</a></li>'
+                    for a, t in entries)
+    return f'<nav><ul>{items}</ul></nav>\n'
+
+
+def page(title: str, body: str) -> str:
+    """The whole document around ``body``.
+
+    Args:
+        title (str): Title and first heading (escaped here).
+        body (str): The sections (HTML).
+
+    Returns:
+        str: The HTML document.
+    """
+    return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n'
+            '<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+            '<meta name="viewport" content="width=device-width, '
+            'initial-scale=1">\n'
+            f'<title>{esc(title)}</title>\n<style>{CSS}</style>\n'
+            f'</head>\n<body>\n<h1>{esc(title)}</h1>\n{body}'
+            f'<footer>Written by robustdet {esc(__version__)} '
+            '(tools/robustness_report.py --html) from the results JSON '
+            'alone.</footer>\n</body>\n</html>\n')
+
+
+def json_value(value: Any) -> str:
+    """An entry of the results as HTML: '–' for None, code otherwise."""
+    if value is None:
+        return '–'
+    if isinstance(value, (dict, list)):
+        return code(json.dumps(value, sort_keys=True))
+    return code(value)
+
+
+def provenance(kind: str, path: str, r: Dict[str, Any]) -> str:
+    """Where a robustness or shift run's numbers come from: its file,
+    config, checkpoint and their hashes, the settings that decide the
+    numbers, where it was imported from, the robustdet version.
+
+    Args:
+        kind (str): ``'robustness'`` or ``'shift'``.
+        path (str): The results file.
+        r (dict): Its results.
+
+    Returns:
+        str: The "Provenance" heading and list.
+    """
+    items = [('results file', code(path))]
+    if r.get('name'):
+        items.append(('name', esc(r['name'])))
+    imported = r.get('imported')
+    if imported:
+        items.append(('imported', esc(
+            f'dataset {imported.get("dataset")}, task '
+            f'{imported.get("task") or "all"}')))
+        for source in imported.get('files', []):
+            items.append(('imported file', code(source.get('path')) + esc(
+                f' (layout {source.get("layout")}, sha256 '
+                f'{source.get("sha256")})')))
+    if kind == 'shift':
+        items += [('benchmark', esc(r.get('benchmark'))),
+                  ('reference split', esc(r.get('reference'))),
+                  ('layout', esc(f'Michaelis et al. 2019, {r.get("table")}'))]
+    items += [('config', json_value(r.get('config'))),
+              ('config fingerprint (sha256)',
+               json_value(r.get('config_sha256'))),
+              ('checkpoint', json_value(r.get('checkpoint'))),
+              ('checkpoint sha256', json_value(r.get('checkpoint_sha256')))]
+    keys = (('seed', 'seed'), ('backend', 'backend'),
+            ('channel order', 'channel_order'),
+            ('corruption device', 'corruption_device'),
+            ('region', 'region'), ('depth', 'depth'),
+            ('ground truth', 'ground_truth'), ('shard', 'shard'),
+            ('video clips', 'video_clips'), ('split dir', 'split_dir'),
+            ('COCO-O root', 'coco_o_root'))
+    items += [(title, json_value(r[key])) for title, key in keys
+              if key in r and (key not in ('region', 'depth', 'video_clips')
+                               or kind == 'robustness')]
+    if r.get('ce_baseline'):
+        base = r['ce_baseline']
+        items.append(('CE baseline', esc(
+            f'{base.get("kind")} {base.get("name")}')))
+    seconds = r.get('seconds') or {}
+    if seconds:
+        items.append(('scoring time', esc(
+            f'{sum(seconds.values()):.0f} s over {len(seconds)} '
+            f'{"splits" if kind == "shift" else "cells"}')))
+    items.append(('robustdet version', json_value(
+        r.get('robustdet_version'))))
+    return heading(3, 'Provenance') + definitions(items)
