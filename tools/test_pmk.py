@@ -19,12 +19,19 @@ frames cut from one corrupted clip around its anchor)::
 (or a config whose test set is a ``VideoCorruptedDataset`` wrapping the
 ``NeighborSetDataset``). ``tools/test_robust.py --corruptions video`` on the
 same config gives pm-k under every clip corruption and severity.
+
+``--show-dir DIR`` draws the first ``--show-num`` frames with their ground
+truth and predictions, as the model saw them, into
+``DIR/<corruption>/<severity>/<anchor>/<frame>.jpg`` (``clean/0`` without
+a clip corruption), and a strip of each neighbour set's drawn frames, by
+offset, into ``DIR/strips/<corruption>/<severity>/<anchor>.jpg``.
 """
 import os.path as osp
 
 from robustdet.utils.cli import (ArgumentParser, add_pmk_args, add_runner_args,
-                                 cli_entry, default_work_dir, init_launcher,
-                                 load_config, pmk_ks)
+                                 add_show_args, cli_entry, default_work_dir,
+                                 init_launcher, load_config, pmk_ks,
+                                 show_from_args)
 
 
 def parse_args(argv=None):
@@ -51,6 +58,7 @@ def parse_args(argv=None):
         help='frames of the clip centred on each anchor (default: 32; at '
         'least 2k + 1)')
     add_pmk_args(parser)
+    add_show_args(parser)
     add_runner_args(parser)
     return parser.parse_args(argv)
 
@@ -59,6 +67,7 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     ks = pmk_ks(args)
+    show = show_from_args(args)
     from robustdet.apis.pmk import PMK_FILE, pmk_config, run_pmk
     from robustdet.reports.pmk import summary_lines
     from robustdet.utils import load_checkpoint_file, register_all_modules
@@ -74,7 +83,7 @@ def main():
     ckpt = load_checkpoint_file(args.checkpoint, unsafe=args.unsafe_load)
     init_launcher(args, cfg, files=[args.checkpoint])
     report = run_pmk(cfg, args.checkpoint, work_dir, args.launcher,
-                     loaded=ckpt)
+                     loaded=ckpt, show=show)
     if report is not None:
         print('\n'.join(summary_lines(report)))
         print(f'report: {osp.join(work_dir, PMK_FILE)} (+ .md, .png)')

@@ -29,6 +29,14 @@ fog_3d, near_focus and far_focus need ``--depth``), and ``--region objects
 background`` corrupts only inside or only outside the ground-truth
 instances, one run per region under ``WORK_DIR/region-<region>/`` and a
 side-by-side ``regions.md``.
+
+``--show-dir DIR`` draws the first ``--show-num`` images (default 5) of the
+test set in every cell, ground truth and predictions scored at least
+``--show-score-thr`` on the image as the model saw it (corrupted, before
+resizing): ``DIR/<corruption>/<severity>/<image>.jpg`` (``DIR/clean/0/``
+for the clean cell) and, per corruption and image, a strip from clean to
+the highest severity, ``DIR/strips/<corruption>/<image>.jpg``. The numbers
+do not change; a resumed run draws only the cells it evaluates.
 """
 import os.path as osp
 
@@ -36,9 +44,10 @@ from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
                                    SELECTIONS, SEVERITIES, check_severity)
 from robustdet.corruptions.region import REGIONS, check_region
 from robustdet.utils.cli import (ArgumentParser, add_depth_args,
-                                 add_runner_args, add_video_clip_args,
-                                 check_file, cli_entry, default_work_dir,
-                                 depth_from_args, init_launcher, load_config)
+                                 add_runner_args, add_show_args,
+                                 add_video_clip_args, check_file, cli_entry,
+                                 default_work_dir, depth_from_args,
+                                 init_launcher, load_config, show_from_args)
 
 
 def parse_args(argv=None):
@@ -136,8 +145,17 @@ def parse_args(argv=None):
         metavar='DIR',
         help='where corrupted clips are kept while their frames are '
         'evaluated (default: the system temporary directory)')
+    add_show_args(parser)
     add_runner_args(parser)
     return parser.parse_args(argv)
+
+
+def _region_show(show, region, regions):
+    """The show settings of one region's run: below ``region-<region>/``
+    of ``--show-dir`` when several regions run."""
+    if show is None or len(regions) == 1:
+        return show
+    return dict(show, out_dir=osp.join(show['out_dir'], f'region-{region}'))
 
 
 @cli_entry
@@ -164,6 +182,7 @@ def main():
     check_cells_per_pass(args.cells_per_pass)
     regions = list(dict.fromkeys(check_region(r) for r in args.region))
     depth = depth_from_args(args)
+    show = show_from_args(args)
     check_file(args.checkpoint, 'checkpoint')
     baseline = None
     if args.ce_baseline:
@@ -200,7 +219,8 @@ def main():
             short_clips=args.short_clips,
             clip_cache_dir=args.clip_cache_dir,
             region=region,
-            depth=depth) for region in regions
+            depth=depth,
+            show=_region_show(show, region, regions)) for region in regions
     ]
     runs = []
     for job in jobs:

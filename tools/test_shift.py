@@ -19,13 +19,16 @@ and the six COCO-O domains ``<root>/<domain>/val2017/*.jpg`` with
 bbox mAP over the domains, "COCO-O mAP"). Writes
 ``WORK_DIR/shift.json`` (after every split, atomically; a rerun resumes),
 ``shift.md``, ``shift.csv`` and a plot per main metric: P on the reference
-split, the value and rPC of every split.
+split, the value and rPC of every split. ``--show-dir DIR`` draws the
+first ``--show-num`` images of each split with their ground truth and
+predictions into ``DIR/<split>/``.
 """
 import os.path as osp
 
-from robustdet.utils.cli import (ArgumentParser, add_runner_args, check_file,
-                                 cli_entry, default_work_dir, init_launcher,
-                                 load_config)
+from robustdet.utils.cli import (ArgumentParser, add_runner_args,
+                                 add_show_args, check_file, cli_entry,
+                                 default_work_dir, init_launcher, load_config,
+                                 show_from_args)
 
 
 def parse_args(argv=None):
@@ -59,6 +62,7 @@ def parse_args(argv=None):
         '--overwrite',
         action='store_true',
         help='discard results of another run in the work dir')
+    add_show_args(parser)
     add_runner_args(parser)
     return parser.parse_args(argv)
 
@@ -84,6 +88,7 @@ def mean_line(results):
 @cli_entry
 def main():
     args = parse_args()
+    show = show_from_args(args)
     from mmengine.dist import is_main_process
 
     from robustdet.apis.shift import ShiftJob, run_shift
@@ -109,7 +114,8 @@ def main():
         launcher=args.launcher,
         unsafe_load=args.unsafe_load,
         overwrite=args.overwrite,
-        coco_o_root=args.coco_o_root)
+        coco_o_root=args.coco_o_root,
+        show=show)
     results = run_shift(job, cfg)
     if not is_main_process():
         return

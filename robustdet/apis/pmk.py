@@ -4,14 +4,18 @@
 :class:`~robustdet.datasets.NeighborSetDataset` (optionally under one
 clip corruption), the evaluator becomes :class:`PMKMetric`, and the
 runner's test loop writes ``WORK_DIR/pmk.json`` (then ``pmk.md`` and
-``pmk.png``, derived from it)."""
+``pmk.png``, derived from it). With show settings (``--show-dir``) the
+first frames are drawn (:func:`pmk_show_hook`)."""
 import copy
 import os.path as osp
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional, Tuple
 
 from mmengine.dist import is_main_process
 
-from ..corruptions import check_severity
+from ..corruptions import CLEAN_SEVERITY, check_severity
+from ..corruptions.grid import CLEAN
+from ..engine import (LoadedImages, ShowHook, ShowSettings, cell_folder,
+                      choose_items, write_set_strips)
 from ..utils.errors import RobustDetError
 from ..utils.pmsets import read_json
 from ..video.table import get_clip_corruption
@@ -81,11 +85,45 @@ def pmk_config(cfg: Any,
     return cfg
 
 
+def pmk_cell(cfg: Any) -> Tuple[str, int]:
+    """The ``(corruption, severity)`` of a pm-k config's frames:
+    ``('clean', 0)``, or its test set's clip corruption."""
+    dataset = cfg.test_dataloader.dataset
+    if dataset.get('type') == 'VideoCorruptedDataset':
+        return dataset['corruption'], int(dataset['severity'])
+    return CLEAN, CLEAN_SEVERITY
+
+
+def pmk_show_hook(cfg: Any, show: ShowSettings) -> ShowHook:
+    """The hook that draws the first ``show.num`` frames of a pm-k run:
+    ``<out_dir>/<corruption>/<severity>/<anchor>/<frame>.jpg``
+    (``clean/0`` without a clip corruption), each frame under its
+    neighbour set's anchor. The frames are loaded (and corrupted, from
+    clips of their own) again by a dataset of its own.
+
+    Args:
+        cfg (mmengine.Config): From :func:`pmk_config`.
+        show (ShowSettings): Where and what.
+
+    Returns:
+        ShowHook: Its source and cell set.
+    """
+    images = LoadedImages(cfg.test_dataloader.dataset)
+    dataset = images.dataset
+    cell = pmk_cell(cfg)
+    hook = ShowHook(show)
+    hook.set_source(choose_items(dataset, show.num), images,
+                    dataset.metainfo)
+    hook.set_cell(cell, cell_folder(cell))
+    return hook
+
+
 def run_pmk(cfg: Any,
             checkpoint: str,
             work_dir: str,
             launcher: str = 'none',
-            loaded: Optional[Dict[str, Any]] = None) -> Optional[dict]:
+            loaded: Optional[Dict[str, Any]] = None,
+            show: Optional[ShowSettings] = None) -> Optional[dict]:
     """Run the detector on every frame of every neighbour set.
 
     Args:
@@ -95,13 +133,26 @@ def run_pmk(cfg: Any,
         launcher (str): mmengine launcher.
         loaded (dict, optional): The checkpoint, already loaded with
             :func:`~robustdet.utils.load_checkpoint_file`.
+        show (ShowSettings | dict, optional): Draw the first frames with
+            their ground truth and predictions (:func:`pmk_show_hook`),
+            and a strip of each neighbour set's drawn frames
+            (``<out_dir>/strips/<corruption>/<severity>/<anchor>.jpg``).
 
     Returns:
         dict | None: The report of ``pmk.json`` on rank 0, else None.
     """
+    show = ShowSettings.from_cfg(show)
+    if show is not None:
+        show.check_outside([cfg.test_dataloader.dataset])
     runner = build_test_runner(cfg, checkpoint, work_dir, launcher,
                                loaded=loaded)
+    hook = None
+    if show is not None:
+        hook = pmk_show_hook(cfg, show)
+        runner.register_hook(hook)
     runner.test()
     if not is_main_process():
         return None
+    if hook is not None:
+        write_set_strips(show, hook.folder, hook.items)
     return read_json(osp.join(work_dir, PMK_FILE), 'pm-k report')

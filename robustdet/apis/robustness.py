@@ -24,6 +24,11 @@ their original resolution (:class:`DeferredCorruptionDataset`), and the
 model's data preprocessor, wrapped in
 :class:`~robustdet.models.CorruptingDataPreprocessor`, corrupts, resizes
 and normalises each batch (:func:`device_corruption_cfgs`).
+
+With show settings (``--show-dir``), the first images of the test set are
+drawn in every cell evaluated, on their pixels as the cell's model saw
+them (:class:`~robustdet.engine.ShowHook`), then a strip per corruption
+and image; the results do not depend on it.
 """
 import copy
 import logging
@@ -41,14 +46,16 @@ from mmengine.runner import TestLoop
 
 from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, NEEDS_DEPTH,
                            SEVERITIES, resolve_corruptions)
-from ..corruptions.grid import (Cell, check_cells_per_pass, grid_cells,
-                                plan_passes, shard_cells)
+from ..corruptions.grid import (Cell, cell_key, check_cells_per_pass,
+                                grid_cells, plan_passes, shard_cells)
 from ..corruptions.region import check_region
 from ..datasets import DeferredCorruptionDataset, MultiVideoCorruptedDataset
 from ..datasets.depth import DepthSource
 from ..datasets.video_clips import check_clip_settings
-from ..engine import (CellLoopRunner, CellResult, PassRunner,
-                      cell_dataloader_cfg)
+from ..engine import (CellLoopRunner, CellResult, PassRunner, ShowHook,
+                      ShowItem, ShowSettings, cell_dataloader_cfg, cell_folder,
+                      choose_items, grid_images, write_severity_strips)
+from ..models import find_corrupting_preprocessor
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.deprecation import moved_names
 from ..utils.dist import check_same_job, rank_and_world
@@ -137,6 +144,9 @@ class RobustnessJob:
         depth (dict, optional): Where each image's depth map is (a
             :class:`~robustdet.datasets.depth.DepthSource` config), for
             the corruptions that need one.
+        show (ShowSettings | dict, optional): Draw the first images of the
+            test set in every cell (``--show-dir``); not part of the
+            results' identity (pictures change no number).
     """
     config: str
     checkpoint: str
@@ -160,9 +170,11 @@ class RobustnessJob:
     clip_cache_dir: Optional[str] = None
     region: str = 'all'
     depth: Optional[Dict[str, Any]] = None
+    show: Optional[ShowSettings] = None
 
     def __post_init__(self) -> None:
         check_cells_per_pass(self.cells_per_pass)
+        self.show = ShowSettings.from_cfg(self.show)
         check_region(self.region)
         if self.depth is not None:
             self.depth = DepthSource.from_cfg(self.depth).to_cfg()
@@ -295,10 +307,12 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
 
 
 def _check_dataset(cfg: Any, job: RobustnessJob,
-                   results: Dict[str, Any]) -> Dict[str, Any]:
+                   results: Dict[str, Any]) -> Tuple[Dict[str, Any], Any,
+                                                     Optional[List[int]]]:
     """Build the test dataset once: it must have images, and they must be
     readable (or skipped and recorded). Returns the dataloader config the
-    cells are built from."""
+    cells are built from, the dataset, and the indices of its kept images
+    (None: all)."""
     dl_cfg = copy.deepcopy(cfg.test_dataloader)
     check_cfg = copy.deepcopy(dl_cfg['dataset'])
     dataset_cls = check_cfg.get('type')
@@ -340,6 +354,7 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             dataset, [(n, SEVERITIES[0]) for n in job.video_corruptions],
             **job.video_dataset_args()).store.close()
     skipped = sorted({p for p, _ in bad})
+    keep = None
     if results['seconds'] and results.get('skipped_images', []) != skipped:
         raise RobustDetError(
             f'{job.results_file} was computed with skipped images '
@@ -362,7 +377,7 @@ def _check_dataset(cfg: Any, job: RobustnessJob,
             f'skipping {len(bad)} unreadable image(s), recorded in the '
             f'results: {skipped[:3]}', logger='current',
             level=logging.WARNING)
-    return dl_cfg
+    return dl_cfg, dataset, keep
 
 
 def _check_region_and_depth(dataset: Any, job: RobustnessJob) -> None:
@@ -427,6 +442,8 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         dict: The results of this job (shard).
     """
     cfg = unwrap_corrupted(cfg)
+    if job.show is not None:
+        job.show.check_outside([cfg.test_dataloader.dataset])
     test_cfg, in_passes = _test_loop_cfg(cfg, job)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
     results = prepare_results(job, cfg)
@@ -434,7 +451,12 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         cfg = pipeline_ground_truth_cfg(
             cfg, ', '.join(n for n in job.video_corruptions
                            if moves_boxes(n)))
-    dl_cfg = _check_dataset(cfg, job, results)
+    dl_cfg, dataset, keep = _check_dataset(cfg, job, results)
+    shown = None
+    if job.show is not None:
+        shown = choose_items(dataset, job.show.num, keep)
+    metainfo = dataset.metainfo
+    del dataset
     runner_cfg = cfg
     if job.corrupts_on_device:
         runner_cfg, dl_cfg = device_corruption_cfgs(cfg, dl_cfg, job)
@@ -452,14 +474,43 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         runner.logger.info(
             f'resuming: {done} of {len(job.cells())} cells already in '
             f'{job.results_file}')
-    if not todo:
-        return results
-
-    runner_cls = PassRunner if in_passes else CellLoopRunner
-    runner_cls(runner, job, dl_cfg, test_cfg, cfg.test_evaluator,
-               _recorder(job, results)).run(
-                   plan_passes(todo, job.cells_per_pass))
+    show = None
+    if shown is not None:
+        show = _show_hook(job, shown, metainfo, todo, runner, dl_cfg)
+    if todo:
+        runner_cls = PassRunner if in_passes else CellLoopRunner
+        runner_cls(runner, job, dl_cfg, test_cfg, cfg.test_evaluator,
+                   _recorder(job, results), show).run(
+                       plan_passes(todo, job.cells_per_pass))
+    if shown is not None and is_main_process():
+        # From every picture there is, those of earlier runs included.
+        write_severity_strips(job.show, job.corruptions, job.severities,
+                              shown)
     return results
+
+
+def _show_hook(job: RobustnessJob, shown: List[ShowItem], metainfo: dict,
+               todo: List[Cell], runner: Any,
+               dl_cfg: Dict[str, Any]) -> ShowHook:
+    """The hook that draws ``shown`` in the cells to evaluate, their
+    pixels from :func:`~robustdet.engine.grid_images`. The cells finished
+    earlier are not drawn (said once, for those without pictures)."""
+    undrawn = [
+        cell_key(c) for c in job.cells() if c not in todo and not osp.exists(
+            osp.join(job.show.out_dir, cell_folder(c), f'{shown[0].name}.jpg'))
+    ] if shown else []
+    if undrawn:
+        more = ', ...' if len(undrawn) > 3 else ''
+        runner.logger.info(
+            f'[show] {len(undrawn)} finished cell(s) have no pictures in '
+            f'{job.show.out_dir} ({", ".join(undrawn[:3])}{more}): they are '
+            'not evaluated again; use another --work-dir to draw them')
+    show = ShowHook(job.show)
+    show.set_source(
+        shown,
+        grid_images(dl_cfg, todo, job,
+                    find_corrupting_preprocessor(runner.model)), metainfo)
+    return show
 
 
 # Moved to the engine, which builds each cell's dataloader; the old name

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from mmengine.dist import is_main_process
 from mmengine.registry import LOOPS
 
+from ..engine import LoadedImages, ShowHook, ShowSettings, choose_items
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file
@@ -335,6 +336,9 @@ class ShiftJob:
         unsafe_load (bool): Unpickle the checkpoint fully.
         overwrite (bool): Discard results of another run.
         coco_o_root (str): The COCO-O root (one folder per domain).
+        show (ShowSettings | dict, optional): Draw the first images of
+            each split (``--show-dir``), into ``<out_dir>/<split>/``; not
+            part of the results' identity.
     """
     config: str
     checkpoint: str
@@ -346,8 +350,10 @@ class ShiftJob:
     unsafe_load: bool = False
     overwrite: bool = False
     coco_o_root: str = COCO_O_ROOT
+    show: Optional[ShowSettings] = None
 
     def __post_init__(self) -> None:
+        self.show = ShowSettings.from_cfg(self.show)
         self.bench = get_benchmark(self.benchmark)
         names = self.bench.split_names
         chosen = list(self.splits or names)
@@ -406,10 +412,15 @@ def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     return dict(record, splits={}, seconds={}, summary={})
 
 
-def _evaluate_split(runner: Any, job: ShiftJob, cfg: Any,
-                    test_cfg: Dict[str, Any], split: str,
-                    results: Dict[str, Any]) -> None:
-    """Evaluate one split with its own evaluator and record it."""
+def _evaluate_split(runner: Any,
+                    job: ShiftJob,
+                    cfg: Any,
+                    test_cfg: Dict[str, Any],
+                    split: str,
+                    results: Dict[str, Any],
+                    show: Optional[ShowHook] = None) -> None:
+    """Evaluate one split with its own evaluator and record it (and draw
+    its first images with ``show``)."""
     dirs = (job.split_dir, job.coco_o_root)
     loop = LOOPS.build(
         test_cfg,
@@ -420,6 +431,12 @@ def _evaluate_split(runner: Any, job: ShiftJob, cfg: Any,
             evaluator=runner.build_evaluator(
                 split_evaluator_cfg(cfg.test_evaluator, job.bench, split,
                                     *dirs))))
+    if show is not None:
+        dataset = loop.dataloader.dataset
+        show.set_source(
+            choose_items(dataset, show.settings.num), LoadedImages(dataset),
+            dataset.metainfo)
+        show.set_cell(None, split)
     start = time.perf_counter()
     metrics = _split_metrics(loop.run())
     seconds = time.perf_counter() - start
@@ -451,9 +468,14 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     cfg = unwrap_corrupted(cfg)
     dirs = (job.split_dir, job.coco_o_root)
     # Fail on the config and the data before building anything.
+    split_datasets = []
     for split in job.splits:
-        split_dataloader_cfg(cfg.test_dataloader, job.bench, split, *dirs)
+        split_datasets.append(
+            split_dataloader_cfg(cfg.test_dataloader, job.bench, split,
+                                 *dirs)['dataset'])
         split_evaluator_cfg(cfg.test_evaluator, job.bench, split, *dirs)
+    if job.show is not None:
+        job.show.check_outside(split_datasets)
     for split in job.splits:
         check_split_inputs(job.bench, split, *dirs)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
@@ -466,10 +488,15 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     del ckpt
     test_cfg = dict(cfg.test_cfg)
     test_cfg.setdefault('type', 'TestLoop')
+    show = None
+    if job.show is not None:
+        show = ShowHook(job.show)
+        runner.register_hook(show)
     runner.call_hook('before_run')
     try:
         for split in todo:
-            _evaluate_split(runner, job, cfg, test_cfg, split, results)
+            _evaluate_split(runner, job, cfg, test_cfg, split, results,
+                            show)
     finally:
         runner.call_hook('after_run')
     return results

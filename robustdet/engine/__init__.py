@@ -1,18 +1,24 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """What runs a benchmark job on an mmengine ``Runner``: the grid runners
 (passes of cells from one dataloader, or the config's own test loop one
-cell at a time), their dataloader pieces and the progress hook."""
-from .hooks import GridProgressHook
+cell at a time), their dataloader pieces, the progress hook, and the
+pictures of ``--show-dir`` (:class:`ShowHook` and its image sources)."""
+from .hooks import (GridProgressHook, ShowHook, ShowItem, ShowSettings,
+                    cell_folder, choose_items, write_set_strips,
+                    write_severity_strips)
 from .runner import (BaseGridRunner, CellLoopRunner, CellResult, CellRouter,
-                     DecodedOnce, GridDataset, PassCollate, PassRunner,
-                     build_grid_dataloader, cell_dataloader_cfg,
+                     DecodedOnce, DeviceImages, GridDataset, GridImages,
+                     LoadedImages, PassCollate, PassRunner,
+                     build_grid_dataloader, cell_dataloader_cfg, grid_images,
                      metrics_ignore_order, pass_dataset, resolve_collate_fn)
 from .samplers import PassBatchSampler
 
 __all__ = [
     'BaseGridRunner', 'CellLoopRunner', 'CellResult', 'CellRouter',
-    'DecodedOnce', 'GridDataset', 'GridProgressHook', 'PassBatchSampler',
-    'PassCollate', 'PassRunner', 'build_grid_dataloader',
-    'cell_dataloader_cfg', 'metrics_ignore_order', 'pass_dataset',
-    'resolve_collate_fn'
+    'DecodedOnce', 'DeviceImages', 'GridDataset', 'GridImages',
+    'GridProgressHook', 'LoadedImages', 'PassBatchSampler', 'PassCollate',
+    'PassRunner', 'ShowHook', 'ShowItem', 'ShowSettings',
+    'build_grid_dataloader', 'cell_dataloader_cfg', 'cell_folder',
+    'choose_items', 'grid_images', 'metrics_ignore_order', 'pass_dataset',
+    'resolve_collate_fn', 'write_set_strips', 'write_severity_strips'
 ]

@@ -235,6 +235,66 @@ def depth_from_args(args: argparse.Namespace) -> Optional[dict]:
     return None
 
 
+def add_show_args(parser: argparse.ArgumentParser) -> None:
+    """Add the pictures of the test tools (``test_robust.py``,
+    ``test_shift.py``, ``test_pmk.py``): ``--show-dir``, ``--show-num``
+    and ``--show-score-thr`` (read with :func:`show_from_args`)."""
+    group = parser.add_argument_group(
+        'pictures', 'ground truth and predictions on the first images of '
+        'the test set, in every cell, as the model saw them')
+    group.add_argument(
+        '--show-dir',
+        metavar='DIR',
+        help='draw pictures into DIR (outside the dataset); the numbers '
+        'do not change')
+    group.add_argument(
+        '--show-num',
+        type=int,
+        metavar='N',
+        help='with --show-dir: how many images, the first of the test set '
+        '(default: 5)')
+    group.add_argument(
+        '--show-score-thr',
+        type=float,
+        metavar='THR',
+        help='with --show-dir: draw the predictions scored at least THR '
+        '(default: 0.3)')
+
+
+def show_from_args(args: argparse.Namespace) -> Optional[dict]:
+    """The show settings of :func:`add_show_args`' arguments, checked, as
+    the fields of :class:`robustdet.engine.ShowSettings` (None without
+    ``--show-dir``).
+
+    Raises:
+        RobustDetError: ``--show-num`` or ``--show-score-thr`` without
+            ``--show-dir``, a ``--show-num`` below 1 or a threshold
+            outside [0, 1].
+    """
+    if not args.show_dir:
+        given = [
+            flag for flag, value in (('--show-num', args.show_num),
+                                     ('--show-score-thr',
+                                      args.show_score_thr))
+            if value is not None
+        ]
+        if given:
+            raise RobustDetError(f'{" and ".join(given)} need(s) --show-dir')
+        return None
+    show = dict(out_dir=args.show_dir)
+    if args.show_num is not None:
+        if args.show_num < 1:
+            raise RobustDetError(
+                f'--show-num must be at least 1, got {args.show_num}')
+        show['num'] = args.show_num
+    if args.show_score_thr is not None:
+        if not 0 <= args.show_score_thr <= 1:
+            raise RobustDetError('--show-score-thr must be in [0, 1], got '
+                                 f'{args.show_score_thr}')
+        show['score_thr'] = args.show_score_thr
+    return show
+
+
 def pmk_ks(args: argparse.Namespace) -> range:
     """The ks 0..``--k``; a negative ``--k`` is a user error."""
     if args.k < 0:

@@ -6,10 +6,12 @@ from .cell_loop import CellLoopRunner
 from .grid_dataloader import (GridDataset, PassCollate, build_grid_dataloader,
                               resolve_collate_fn)
 from .pass_runner import PassRunner, metrics_ignore_order
+from .show_images import DeviceImages, GridImages, LoadedImages, grid_images
 
 __all__ = [
     'BaseGridRunner', 'CellLoopRunner', 'CellResult', 'CellRouter',
-    'DecodedOnce', 'GridDataset', 'PassCollate', 'PassRunner',
-    'build_grid_dataloader', 'cell_dataloader_cfg', 'metrics_ignore_order',
+    'DecodedOnce', 'DeviceImages', 'GridDataset', 'GridImages',
+    'LoadedImages', 'PassCollate', 'PassRunner', 'build_grid_dataloader',
+    'cell_dataloader_cfg', 'grid_images', 'metrics_ignore_order',
     'pass_dataset', 'resolve_collate_fn'
 ]

@@ -3,10 +3,10 @@
 handing each finished cell to the caller."""
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ...corruptions.grid import Cell, cell_key
-from ..hooks import GridProgressHook
+from ..hooks import GridProgressHook, ShowHook, cell_folder
 
 
 @dataclass
@@ -53,17 +53,26 @@ class BaseGridRunner:
         evaluator_cfg (dict | list): The test evaluator config.
         record (Callable[[list[CellResult]], None]): Takes the cells of
             each finished pass.
+        show (ShowHook, optional): Draws the chosen images of every cell
+            (``--show-dir``); registered with the progress hook and told
+            each cell (:meth:`set_cell`).
     """
 
-    def __init__(self, runner: Any, job: Any, dl_cfg: Dict[str, Any],
-                 test_cfg: Dict[str, Any], evaluator_cfg: Any,
-                 record: Callable[[List[CellResult]], None]) -> None:
+    def __init__(self,
+                 runner: Any,
+                 job: Any,
+                 dl_cfg: Dict[str, Any],
+                 test_cfg: Dict[str, Any],
+                 evaluator_cfg: Any,
+                 record: Callable[[List[CellResult]], None],
+                 show: Optional[ShowHook] = None) -> None:
         self.runner = runner
         self.job = job
         self.dl_cfg = dl_cfg
         self.test_cfg = test_cfg
         self.evaluator_cfg = evaluator_cfg
         self.record = record
+        self.show = show
         self.progress = None
 
     def run(self, passes: Sequence[Sequence[Cell]]) -> None:
@@ -76,6 +85,8 @@ class BaseGridRunner:
         passes = [list(p) for p in passes]
         self.progress = GridProgressHook([c for p in passes for c in p])
         self.runner.register_hook(self.progress, priority='VERY_LOW')
+        if self.show is not None:
+            self.runner.register_hook(self.show, priority='VERY_LOW')
         self.runner.call_hook('before_run')
         try:
             self.run_passes(passes)
@@ -85,6 +96,12 @@ class BaseGridRunner:
     def run_passes(self, passes: List[List[Cell]]) -> None:
         """Evaluate the passes; hand each pass's cells to :meth:`done`."""
         raise NotImplementedError
+
+    def set_cell(self, cell: Cell) -> None:
+        """The cell whose batch the next iteration hooks see."""
+        self.progress.set_cell(cell)
+        if self.show is not None:
+            self.show.set_cell(cell, cell_folder(cell))
 
     @property
     def fresh_evaluators(self) -> bool:

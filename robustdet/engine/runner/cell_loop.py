@@ -31,6 +31,7 @@ class CellLoopRunner(BaseGridRunner):
         evaluator_cfg (dict | list): The test evaluator config.
         record (Callable[[list[CellResult]], None]): Takes each finished
             cell.
+        show (ShowHook, optional): Draws the chosen images of every cell.
     """
 
     def run_passes(self, passes: List[List[Cell]]) -> None:
@@ -56,6 +57,7 @@ class CellLoopRunner(BaseGridRunner):
             assert preprocessor is not None, 'the model does not corrupt'
             preprocessor.set_cell(*cell)
         self.progress.start_cell(cell, len(loop.dataloader))
+        self.set_cell(cell)
         start = time.perf_counter()
         metrics = real_metrics(loop.run())
         seconds = time.perf_counter() - start

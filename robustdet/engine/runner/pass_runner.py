@@ -23,13 +23,14 @@ beside the image cells' dataset by :class:`CellRouter` (:func:`pass_dataset`).
 """
 import copy
 import time
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import torch
 from mmengine.runner.amp import autocast
 
 from ...corruptions.grid import Cell, cell_key
 from ...models import find_corrupting_preprocessor
+from ..hooks import ShowHook
 from .base import BaseGridRunner, CellResult, real_metrics
 from .cell_datasets import DecodedOnce, pass_dataset
 from .grid_dataloader import build_grid_dataloader
@@ -104,13 +105,19 @@ class PassRunner(BaseGridRunner):
             position in later passes (each ``evaluate`` clears it).
         record (Callable[[list[CellResult]], None]): Takes the cells of
             each finished pass.
+        show (ShowHook, optional): Draws the chosen images of every cell.
     """
 
-    def __init__(self, runner: Any, job: Any, dl_cfg: Dict[str, Any],
-                 test_cfg: Dict[str, Any], evaluator_cfg: Any,
-                 record: Callable[[List[CellResult]], None]) -> None:
+    def __init__(self,
+                 runner: Any,
+                 job: Any,
+                 dl_cfg: Dict[str, Any],
+                 test_cfg: Dict[str, Any],
+                 evaluator_cfg: Any,
+                 record: Callable[[List[CellResult]], None],
+                 show: Optional[ShowHook] = None) -> None:
         super().__init__(runner, job, dl_cfg, test_cfg, evaluator_cfg,
-                         record)
+                         record, show)
         self.fp16 = bool(test_cfg.get('fp16', False))
         self.device_corrupter = find_corrupting_preprocessor(runner.model)
 
@@ -179,7 +186,7 @@ class PassRunner(BaseGridRunner):
                 data = self._cell_batch(batch['cells'], j, len(cells))
                 if self.device_corrupter is not None:
                     self.device_corrupter.set_cell(*cell)
-                self.progress.set_cell(cell)
+                self.set_cell(cell)
                 runner.call_hook('before_test_iter', batch_idx=b,
                                  data_batch=data)
                 with autocast(enabled=self.fp16):
