@@ -222,6 +222,15 @@ def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
     written = sorted(os.listdir(runs / 'coco-c' / 'defocus_blur' / '3'))
     assert written == sorted(os.listdir(osp.join(demo_dir, 'coco',
                                                  'val2017')))
+    # Pictures of every cell and a strip per image, then the HTML page.
+    names = sorted(os.listdir(osp.join(demo_dir, 'coco', 'val2017')))[:2]
+    show = runs / 'show'
+    for cell in ('clean/0', 'defocus_blur/3', 'defocus_blur/5'):
+        assert sorted(os.listdir(show / cell)) == [
+            n[:-4] + '.jpg' for n in names], cell
+    assert len(os.listdir(show / 'strips' / 'defocus_blur')) == 2
+    page = (runs / 'show-run' / 'robustness.html').read_text()
+    assert 'data:image/png;base64,' in page and '<script' not in page
     # Regions: one run each, and the side-by-side table.
     regions = runs / 'regions'
     for region in ('all', 'objects', 'background'):
