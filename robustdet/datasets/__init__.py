@@ -10,7 +10,8 @@ from .neighbor_builder import build_neighbor_sets, frame_labels
 from .neighbor_sets import (IMAGENET_VID_CLASSES, IMAGENET_VID_WNIDS,
                             NeighborSetDataset)
 from .stylized import StylizedDataset
-from .transforms import (CorruptImage, DeferredResize, RecordImageIdentity,
+from .transforms import (CorruptImage, DeferredResize, RandomCorrupt,
+                         RandomCorruptHook, RecordImageIdentity,
                          corruption_seed, image_identity)
 from .video_corrupted import (MultiVideoCorruptedDataset,
                               VideoCorruptedDataset, move_instances)
@@ -21,7 +22,8 @@ __all__ = [
     'DeferredResize', 'FOGGY_BETAS', 'FoggyCityscapesDataset',
     'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
     'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',
-    'MultiVideoCorruptedDataset', 'RecordImageIdentity', 'StylizedDataset',
+    'MultiVideoCorruptedDataset', 'RandomCorrupt', 'RandomCorruptHook',
+    'RecordImageIdentity', 'StylizedDataset',
     'VideoCorruptedDataset', 'move_instances', 'build_neighbor_sets',
     'corruption_seed', 'defer_pipeline', 'frame_labels', 'image_identity',
     'insert_after_loading', 'iter_leaf_datasets', 'loading_index',

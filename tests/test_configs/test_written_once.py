@@ -111,6 +111,12 @@ CONCEPTS = {
         'stylized/mask-rcnn_r50_fpn_1x_cityscity.py',
         'stylized/mask-rcnn_r50_fpn_1x_cocoscoco.py',
     ]),
+    # Training with image corruptions: the transform and its hook, in the
+    # part every robust-training config inherits (they insert it by
+    # reference).
+    'RandomCorrupt': (_any(_string('RandomCorrupt'),
+                           _string('RandomCorruptHook')),
+                      ['_base_/random_corrupt.py']),
 }
 
 

@@ -545,7 +545,7 @@ def test_distributed(demo_checkpoint, tmp_path, forked):
     assert _numbers(runs / 'shards') == one
 
 
-def test_benchmarks(demo_checkpoint, tmp_path, forked):
+def test_benchmarks(demo_dir, demo_checkpoint, tmp_path, forked):
     config, ckpt = demo_checkpoint
     _, configs = _video_fixture(tmp_path, ('vid', ), num_videos=1,
                                 num_frames=9, size=(128, 96), k=3)
@@ -555,7 +555,8 @@ def test_benchmarks(demo_checkpoint, tmp_path, forked):
              TEST_CKPT=ckpt, GRID='brightness', SIZE='32x48',
              LARGE_SIZE='48x64', COCO_IMAGES=10, ANCHORS=10, ROIS=100,
              STYLIZE_IMAGES=1, STYLIZE_REPEATS=1, CLIP_FRAMES=8,
-             VIDEO_FRAMES=1, TORCH_DEVICE='cpu'),
+             VIDEO_FRAMES=1, TORCH_DEVICE='cpu', DEMO_DIR=demo_dir,
+             RANDCORRUPT_IMAGES=8),
         str(_scratch(tmp_path)), forked)
     out = {re.search(r'bench_\w+', r.block).group(0): r.output for r in ran}
     assert sorted(out) == sorted(
@@ -565,6 +566,7 @@ def test_benchmarks(demo_checkpoint, tmp_path, forked):
     assert '75 benchmark variants: reference' in out['bench_corruptions']
     assert 'largest ratio to gaussian_noise' in out['bench_corruptions']
     assert '--region objects on 32×48' in out['bench_corruptions']
+    assert 'ratio with/without RandomCorrupt' in out['bench_random_corrupt']
     torch_out = out['bench_torch_corruptions']
     assert 'device cpu' in torch_out
     for name in ('gaussian_noise', 'brownish_noise', 'far_focus'):

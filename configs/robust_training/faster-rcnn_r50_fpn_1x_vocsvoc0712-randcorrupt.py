@@ -1,0 +1,31 @@
+# Faster R-CNN R50-FPN on PASCAL VOC + Stylized PASCAL VOC (2007+2012
+# trainval) trained with image corruptions: the combined scheme of
+# ../stylized/faster-rcnn_r50_fpn_1x_vocsvoc0712.py (make the stylized copy
+# as described there) with RandomCorrupt right after the image loading step
+# of the four training sets, clean and stylized VOC2007 and VOC2012
+# (../_base_/random_corrupt.py; the 3 passes of an epoch corrupt an image
+# alike, as in faster-rcnn_r50_fpn_1x_voc0712-randcorrupt.py):
+#   python tools/train.py \
+#   configs/robust_training/faster-rcnn_r50_fpn_1x_vocsvoc0712-randcorrupt.py
+_base_ = [
+    '../stylized/faster-rcnn_r50_fpn_1x_vocsvoc0712.py',
+    '../_base_/random_corrupt.py',
+]
+
+
+def with_random_corrupt(node):
+    """A dataset config with ``random_corrupt`` (../_base_/random_corrupt.py)
+    right after the image loading step of every training pipeline in it."""
+    if isinstance(node, list):
+        return [with_random_corrupt(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: with_random_corrupt(v) for k, v in node.items()}
+    if 'pipeline' in node:
+        load, *rest = node['pipeline']
+        node['pipeline'] = [load, _base_.random_corrupt, *rest]
+    return node
+
+
+train_dataloader = dict(
+    dataset=with_random_corrupt(_base_.train_dataloader.dataset))
