@@ -424,9 +424,11 @@ def merge_results(parts: Iterable[Dict[str, Any]],
                                'left out; rerun that shard to compute them')
         if merged is None:
             identity = {k: _identity_value(part, k) for k in IDENTITY_KEYS}
-            merged = new_results(identity,
-                                 config=part.get('config'),
-                                 checkpoint=part.get('checkpoint'))
+            merged = new_results(
+                identity,
+                config=part.get('config'),
+                checkpoint=part.get('checkpoint'),
+                training_corruptions=part.get('training_corruptions'))
             first = name
         else:
             check_same_run(part, {k: merged[k] for k in IDENTITY_KEYS}, name,

@@ -71,6 +71,7 @@ from .results import (DEFAULT_VIDEO_CLIPS, check_same_run, config_fingerprint,
                       drop_stale_codec_cells, has_cell, load_results,
                       new_results, record_cell, results_path, save_results)
 from .testing import build_test_runner
+from .training_record import training_corruptions
 
 
 def _resolve_device(device: str) -> Any:
@@ -290,11 +291,15 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
              work_dir=osp.abspath(job.work_dir), overwrite=job.overwrite,
              skip_bad_images=job.skip_bad_images,
              cells_per_pass=job.cells_per_pass))
+    # What the detector saw in training (not part of the identity: the
+    # config's fingerprint does not cover the training pipeline).
+    trained = training_corruptions(cfg)
     fresh = new_results(
         identity,
         config=job.config,
         checkpoint=job.checkpoint,
-        shard=f'{job.shard[0]}/{job.shard[1]}')
+        shard=f'{job.shard[0]}/{job.shard[1]}',
+        training_corruptions=trained)
     if not osp.exists(job.results_file) or job.overwrite:
         return fresh
     existing = load_results(job.results_file)
@@ -303,6 +308,7 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         'pass --overwrite to discard them, or use another --work-dir')
     drop_stale_codec_cells(existing, job.results_file,
                            'they are computed again')
+    existing['training_corruptions'] = trained
     return existing
 
 

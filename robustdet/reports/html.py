@@ -32,7 +32,7 @@ from .robustness import (VIDEO_COMPARE_COLUMNS, _cell, _gamma, _image_names,
                          _mean, _pts, _shows_image, _video_coverage,
                          _video_names, _video_summary, compact_cells,
                          main_metrics, plot_metric, plot_video_metric,
-                         summary_columns)
+                         summary_columns, training_warning)
 
 # Strips embedded per corruption and in all (the rest are counted).
 STRIPS_PER_CORRUPTION = 4
@@ -61,8 +61,12 @@ def _value_td(value: Optional[float], column: str,
 
 
 def _facts(results: Dict[str, Any]) -> str:
-    """Coverage, missing cells, empty cells and skipped images."""
+    """Training corruptions, coverage, missing cells, empty cells and
+    skipped images."""
     items = []
+    warning = training_warning(results)
+    if warning:
+        items.append(f'<span class="warn">{esc(warning)}</span>')
     cov = results.get('coverage') or {}
     if cov and _shows_image(results):
         done, total = cov['benchmark']

@@ -143,6 +143,21 @@ def _video_names(results: Dict[str, Any]) -> List[str]:
     return [n for n in CLIP_NAMES if results['cells'].get(n)]
 
 
+def training_warning(results: Dict[str, Any]) -> Optional[str]:
+    """A warning when the detector saw corruptions in training
+    (``training_corruptions``, recorded from its config), else None."""
+    trained = results.get('training_corruptions')
+    if not trained:
+        return None
+    seen = ', '.join(trained['corruptions'])
+    if trained['benchmark']:
+        return (f'trained with {trained["transform"]} on benchmark '
+                f'corruptions ({", ".join(trained["benchmark"])}): mPC no '
+                'longer measures robustness to unseen corruptions')
+    return (f'trained with {trained["transform"]} on {seen}: their cells '
+            'are not unseen corruptions; the 15 of mPC are')
+
+
 def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
     """The :data:`SUMMARY_COLUMNS` the Markdown tables of ``runs`` show:
     the columns of a newer family (``mPC_cbar``, ``rPC_cbar``...) only
@@ -218,6 +233,9 @@ def markdown_report(results: Dict[str, Any],
         if results.get('depth'):
             w(f'- depth of the depth-aware corruptions: '
               f'`{results["depth"]}`\n')
+    warning = training_warning(results)
+    if warning:
+        w(f'- **{warning}**\n')
     cov = results.get('coverage') or {}
     show_image = _shows_image(results)
     if cov and show_image:
@@ -433,6 +451,9 @@ def summary_text(results: Dict[str, Any]) -> str:
                 f'{_gamma((vrow.get("gamma_r") or {}).get("all"))}')
     if show_image:
         lines += ce_summary_lines(results, main_metrics(results))
+    warning = training_warning(results)
+    if warning:
+        lines.append(f'warning: {warning}')
     cov = results.get('coverage') or {}
     if cov and not cov.get('complete') and show_image:
         done, total = cov['benchmark']
