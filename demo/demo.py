@@ -31,7 +31,13 @@
    corruption errors of the objects-only run against the whole-image run
    (``robustness_report.py --ce-baseline``), and, after step 5, the
    combined model's mCE against the standard one
-   (``test_robust.py --ce-baseline``).
+   (``test_robust.py --ce-baseline``);
+9. robust training: the demo detector trained with ``RandomCorrupt`` on
+   the 4 hold-out corruptions (``configs/demo/...-randcorrupt.py``),
+   benchmarked like the standard model, then the standard, combined (after
+   step 5) and RandomCorrupt models in one table
+   (``robustness_report.py --compare``) and one P-mPC plot
+   (``compare_results.py``).
 
 Each step prints the command a user would run for it, and is skipped when
 its output already exists.
@@ -54,6 +60,8 @@ FOGGY_CONFIG = (
 BDD_CONFIG = (
     'configs/demo/faster-rcnn_r18-c16_fpn-c64_12e_demo-bdd100k-clear.py')
 VIDEO_CONFIG = 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-vid.py'
+RANDCORRUPT_CONFIG = (
+    'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-coco-randcorrupt.py')
 SCHEME_CONFIGS = {
     'stylized': 'configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-scoco.py',
     'combined':
@@ -127,6 +135,7 @@ def main():
     shift_demo(args, ckpt)
     video_demo(args, ckpt)
     beyond_demo(args, ckpt)
+    robust_training_demo(args, robust_dir)
 
 
 def video_demo(args, ckpt):
@@ -176,6 +185,28 @@ def beyond_demo(args, ckpt):
     ])
     print(f'[demo] the combined model against the standard one on C-bar '
           f'and 3DCC took {took / 60:.1f} min')
+
+
+def robust_training_demo(args, standard_dir):
+    """Step 9: train with RandomCorrupt, benchmark, compare."""
+    ckpt = train(RANDCORRUPT_CONFIG,
+                 osp.join(args.work_dir, 'train-randcorrupt'),
+                 'RandomCorrupt demo detector')
+    work = osp.join(args.work_dir, 'robustness-randcorrupt')
+    took = benchmark(RANDCORRUPT_CONFIG, ckpt, work, args.seed)
+    print(f'[demo] RandomCorrupt: robustness benchmark took '
+          f'{took / 60:.1f} min')
+    runs = [('standard', standard_dir)]
+    if 'combined' in args.schemes:
+        tag = osp.basename(SCHEME_CONFIGS['combined'])[:-3].rsplit('-', 1)[1]
+        runs.append(('combined', osp.join(args.work_dir,
+                                          f'robustness-{tag}')))
+    runs.append(('randcorrupt', work))
+    named = [f'{n}={osp.join(d, "robustness.json")}' for n, d in runs]
+    print('[demo] standard vs combined vs RandomCorrupt training:')
+    run(['python', 'tools/robustness_report.py', '--compare'] + named)
+    run(['python', 'tools/compare_results.py', *named, '--dataset', 'coco',
+         '--out-dir', osp.join(args.work_dir, 'compare-training')])
 
 
 def train(config, train_dir, what, epochs=3):
