@@ -585,6 +585,23 @@ def test_benchmarks(demo_dir, demo_checkpoint, tmp_path, forked):
     assert '| h265_crf |' in out['bench_video_share']
 
 
+def test_robust_training(demo_dir, demo_checkpoint, tmp_path, forked):
+    config, _ = demo_checkpoint
+    ran = run_page('docs/robust_training.md',
+                   dict(CONFIG=config, DATA=osp.join(demo_dir, 'coco')),
+                   str(tmp_path), forked)
+    picks, applied = ran[0].stdout.strip().splitlines()
+    holdout = ('speckle_noise', 'gaussian_blur', 'spatter', 'saturate')
+    assert picks.count("'") == 4 and all(
+        n in holdout for n in re.findall(r"'(\w+)'", picks))
+    # The first pick is what the transform applied.
+    assert applied.split()[:2] == list(re.findall(
+        r"\('(\w+)', (\d)\)", picks)[0])
+    gallery = Image.open(tmp_path / 'work_dirs' / 'gallery' / 'all.png')
+    assert len(gallery.info['robustdet:rows'].split()) == 19
+    _same_figure(tmp_path, 'gallery.png')
+
+
 def test_development(tmp_path, forked):
     """The make targets are checked with ``make -n``; the other blocks
     run."""
