@@ -22,9 +22,11 @@ def parse_args(argv=None):
 @cli_entry
 def main():
     args = parse_args()
+    import torch
     from mmengine.runner import Runner
 
     from robustdet.utils import register_all_modules
+    from robustdet.utils.checkpoint import checkpoint_safe_globals
     register_all_modules()
     cfg = load_config(
         args.config,
@@ -37,7 +39,10 @@ def main():
         cfg.resume = True
         cfg.load_from = None
     runner = Runner.from_cfg(cfg)
-    runner.train()
+    # mmengine resumes with torch.load(weights_only=True) on torch >= 2.6,
+    # which refuses its own HistoryBuffer without this allow-list.
+    with torch.serialization.safe_globals(checkpoint_safe_globals()):
+        runner.train()
 
 
 if __name__ == '__main__':

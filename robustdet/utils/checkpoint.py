@@ -48,6 +48,15 @@ def _restricted_getattr(obj: Any, name: str) -> Any:
         f'{getattr(obj, "__qualname__", type(obj).__name__)}.{name}')
 
 
+def checkpoint_safe_globals() -> List[Any]:
+    """The allow-list of :func:`load_checkpoint_file`, for
+    ``torch.serialization.safe_globals`` around mmengine's own loading
+    (``tools/train.py --resume``: torch >= 2.6 loads with
+    ``weights_only=True``, which refuses the message hub's
+    ``HistoryBuffer`` of mmengine's checkpoints)."""
+    return _allowed_globals()
+
+
 def _allowed_globals() -> List[Any]:
     """The harmless globals of mmdet / mmengine checkpoints.
 

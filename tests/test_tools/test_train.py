@@ -10,7 +10,7 @@ import torch
 
 from robustdet.utils import load_checkpoint_file
 from tests.conftest import FRCNN_DEMO, REPO
-from tests.tool_process import run_ranks
+from tests.tool_process import run_ranks, run_tool
 
 
 def test_two_processes(small_cfg_factory, tmp_path):
@@ -34,3 +34,25 @@ def test_two_processes(small_cfg_factory, tmp_path):
     assert "type='MMDistributedDataParallel'" in text
     files = sorted(f for f in os.listdir(work) if not f[0].isdigit())
     assert files == ['epoch_1.pth', 'last_checkpoint', 'train_config.py']
+
+
+def test_resume(small_cfg_factory, tmp_path):
+    """--resume continues from the last checkpoint: mmengine loads it with
+    torch's weights_only loader, which needs robustdet's allow-list for
+    mmengine's own HistoryBuffer (torch >= 2.6)."""
+    cfg = small_cfg_factory(FRCNN_DEMO)
+    cfg.train_cfg.max_epochs = 1
+    cfg.param_scheduler = []
+    config = str(tmp_path / 'train_config.py')
+    cfg.dump(config)
+    work = tmp_path / 'w'
+    first = run_tool('tools/train.py', config, '--work-dir', str(work),
+                     cwd=REPO)
+    assert first.returncode == 0, first.stderr[-3000:]
+    cfg.train_cfg.max_epochs = 2
+    cfg.dump(config)
+    again = run_tool('tools/train.py', config, '--work-dir', str(work),
+                     '--resume', cwd=REPO)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert 'resumed epoch: 1' in again.stdout + again.stderr
+    assert (work / 'epoch_2.pth').exists()
