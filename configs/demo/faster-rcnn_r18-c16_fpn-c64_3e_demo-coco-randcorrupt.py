@@ -11,20 +11,9 @@ _base_ = [
     '../_base_/random_corrupt.py',
 ]
 
-
-def with_random_corrupt(node):
-    """A dataset config with ``random_corrupt`` (../_base_/random_corrupt.py)
-    right after the image loading step of every training pipeline in it."""
-    if isinstance(node, list):
-        return [with_random_corrupt(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    node = {k: with_random_corrupt(v) for k, v in node.items()}
-    if 'pipeline' in node:
-        load, *rest = node['pipeline']
-        node['pipeline'] = [load, _base_.random_corrupt, *rest]
-    return node
-
+from robustdet.datasets.transforms.random_corrupt import \
+    with_random_corrupt  # noqa: E402
 
 train_dataloader = dict(
-    dataset=with_random_corrupt(_base_.train_dataloader.dataset))
+    dataset=with_random_corrupt(_base_.train_dataloader.dataset,
+                                _base_.random_corrupt))

@@ -334,6 +334,31 @@ def _check_not_training() -> None:
             '(it passes the epoch and the run seed to the transform)')
 
 
+def with_random_corrupt(dataset: Any, step: dict) -> Any:
+    """A dataset config with ``step`` (a ``RandomCorrupt`` config) right
+    after the image loading step (the first step) of every pipeline in
+    it, wrappers (``dataset``, ``datasets``) included; for configs, e.g.
+    ``train_dataloader = dict(dataset=with_random_corrupt(
+    _base_.train_dataloader.dataset, _base_.random_corrupt))``.
+
+    Args:
+        dataset (dict | list): A dataset config (or part of one).
+        step (dict): The step to insert.
+
+    Returns:
+        dict | list: A copy with the step inserted.
+    """
+    if isinstance(dataset, list):
+        return [with_random_corrupt(d, step) for d in dataset]
+    if not isinstance(dataset, dict):
+        return dataset
+    node = {k: with_random_corrupt(v, step) for k, v in dataset.items()}
+    if 'pipeline' in node:
+        load, *rest = node['pipeline']
+        node['pipeline'] = [load, step, *rest]
+    return node
+
+
 def iter_random_corrupts(obj: Any) -> Iterator[RandomCorrupt]:
     """Yield the :class:`RandomCorrupt` transforms of a dataset, looking
     through dataset wrappers (``dataset``, ``datasets``), pipelines and
