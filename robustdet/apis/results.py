@@ -15,8 +15,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from mmengine.logging import print_log
 
-from ..corruptions import (CLEAN_SEVERITY, CORRUPTION_NAMES,
-                           CORRUPTIONS_BY_NAME, grid)
+from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, grid
 from ..corruptions.grid import CLEAN, Cell, cell_key
 from ..evaluation import (class_mean_rpc, grid_coverage, robustness_summary,
                           video_coverage, video_summary)
@@ -389,16 +388,12 @@ def corruption_errors(results: Dict[str, Any],
         raise RobustDetError(
             f'baseline {baseline["name"]!r} has none of the mAP metrics of '
             f'the run ({", ".join(clean) or "none"})')
-    cells = {
-        n: v
-        for n, v in results['cells'].items() if n in CORRUPTIONS_BY_NAME
-    }
     return dict(
         baseline={
             k: v
             for k, v in baseline.items() if k not in ('clean', 'cells')
         },
-        metrics=family_errors(clean, cells, baseline, metrics))
+        metrics=family_errors(clean, results['cells'], baseline, metrics))
 
 
 def save_results(results: Dict[str, Any], path: str) -> None:

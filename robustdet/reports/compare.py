@@ -241,12 +241,8 @@ CE_KEYS = ('mCE', 'rmCE', 'CE_pooled', 'rCE_pooled')
 def _run_errors(results: Dict[str, Any], ce_baseline: Dict[str, Any],
                 metric: str) -> Dict[str, Dict[str, Optional[float]]]:
     """A run's :data:`CE_KEYS` per family against ``ce_baseline``."""
-    cells = {
-        n: v
-        for n, v in results['cells'].items() if n in CORRUPTIONS_BY_NAME
-    }
-    errors = family_errors(results.get('clean') or {}, cells, ce_baseline,
-                           [metric]).get(metric, {})
+    errors = family_errors(results.get('clean') or {}, results['cells'],
+                           ce_baseline, [metric]).get(metric, {})
     return {
         family: {k: _points(e.get(k))
                  for k in CE_KEYS}
@@ -261,11 +257,8 @@ def _published_errors(row: BaselineRow, ce_baseline: Dict[str, Any],
     if ce_baseline['kind'] == 'published':
         base_p, base_mpc = ce_baseline['P'] / 100, ce_baseline['mPC'] / 100
     else:
-        cells = {
-            n: v
-            for n, v in ce_baseline['cells'].items()
-            if n in CORRUPTIONS_BY_NAME
-        }
+        # A run baseline holds its image cells only (load_ce_baseline).
+        cells = ce_baseline['cells']
         summary = robustness_summary(ce_baseline['clean'],
                                      cells).get(metric)
         if not grid_coverage(cells)['complete'] or summary is None:

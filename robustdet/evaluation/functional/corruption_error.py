@@ -290,7 +290,8 @@ def family_errors(clean: Mapping[str, float], cells: Cells,
 
     Args:
         clean (Mapping): The run's clean metrics.
-        cells (Mapping): The run's cells.
+        cells (Mapping): The run's cells; only those of the corruption
+            table are read (clip corruption cells are ignored).
         baseline (Mapping): The baseline as the results store it: ``kind``
             ``'run'`` with ``name``, ``clean`` and ``cells``, or
             ``'published'`` with ``name``, ``metric``, ``P`` and ``mPC``
