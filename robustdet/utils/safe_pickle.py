@@ -1,274 +1,295 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""Reading pickles of results without running what they name.
+"""Reading result pickles from strangers: parsed, never executed.
 
-``pickle.load`` calls whatever global a file names, so a results pickle
-from the internet can run any code. :func:`load_pickle` unpickles with an
-allow-list of plain data only: the containers of the pickle protocol
-(dict, list, tuple, str, numbers; these need no global),
-``collections.OrderedDict``, sets, numpy scalars, dtypes and arrays of
-plain values (booleans, numbers, strings), and ``_codecs.encode`` with the
-latin-1 codec only (how protocol 2 writes bytes). Three gates, each
-refusing with one line that names what it met:
+``pickle.load`` calls whatever a file names, and even numpy's own
+reconstructors, given crafted arguments, read and write memory they do
+not own. So :func:`loads_pickle` does not unpickle. It reads the opcodes
+of protocols 0-5 itself (:mod:`robustdet.utils.pickle_parser`) and builds
+inert stand-ins:
+the globals a results pickle may name resolve to robustdet's own markers,
+which only record their arguments, and nothing from the stream reaches
+numpy or a container constructor while it is read. Only after the STOP
+opcode, :func:`_materialise` walks the stand-ins without recursion and
+builds plain values:
 
-* a global outside the allow-list;
-* a call (REDUCE, NEWOBJ, OBJ) of anything but the allowed constructors;
-* a numpy dtype, scalar or array of objects or fields, or a dtype state
-  other than numpy's own for that type: a crafted state can make numpy
-  read bytes as object pointers, which crashes the process or calls any
-  function whose address is known (``tests/test_utils/
-  test_safe_pickle.py`` holds such files).
+* ``dict`` (``collections.OrderedDict`` where the file has one), ``list``,
+  ``tuple``, ``set``, ``frozenset``, ``str``, ``bytes``, ``int``,
+  ``float``, ``bool`` and ``None``;
+* numpy scalars and arrays of booleans, integers and floats, each a fresh
+  copy of exactly ``prod(shape) * itemsize`` bytes of the file, with an
+  explicit byte order.
 
-Only the allowed constructors are called, and nothing is written.
+What the pickles of robustness tools hold needs nothing more: the raw
+results of Michaelis et al. 2019 (Python 2, protocol 2, ``numpy.core``
+names, ``str`` read as latin-1), mmdet 1.x / 2.x (numpy scalars and
+arrays) and mmdet 3.x (floats). Everything else is refused with one line
+(:class:`UnsafePickleError`), among it any other global, object or
+string dtypes, an array without its data or with data of another length,
+a state (BUILD) on anything but a numpy dtype or array or twice on one,
+an item added to anything but a list, dict or set, dict keys and set
+items other than ``str``, ``bytes``, ``int``, ``bool`` and ``None``, a
+container holding itself, and the opcodes that name objects by other
+means (PERSID, EXT, INST, OBJ, NEWOBJ, out-of-band buffers).
 
-That covers the pickles robustness tools write: the raw results of
-Michaelis et al. 2019 (Python 2, protocol 2, ``numpy.core`` names, read
-with ``encoding='latin1'``), mmdet 2.x's and mmdet 3.x's
-``test_robustness.py`` results. Checkpoints are torch files and go
-through :mod:`robustdet.utils.checkpoint` (torch's own ``weights_only``
-unpickler with an allow-list).
+Every size is capped (the ``MAX_*`` constants of
+:mod:`~robustdet.utils.pickle_values`, exported here); each cap gives one
+line when hit. The time to read a file is linear in its size.
+
+Checkpoints are torch files and go through
+:mod:`robustdet.utils.checkpoint` (torch's own ``weights_only`` unpickler
+with an allow-list).
 """
-import _compat_pickle
-import codecs
 import collections
-import functools
-import io
-import pickle
-from typing import Any, Callable, Dict, Tuple
+import math
+import os
+from typing import Any, Callable, Dict, List
 
 import numpy as np
 
 from .errors import RobustDetError
+from .pickle_parser import PICKLE_FIRST_BYTES, parse
+from .pickle_values import (MAX_ARRAY_ELEMENTS, MAX_BYTES, MAX_DEPTH,
+                            MAX_FILE_BYTES, MAX_INT_BITS, MAX_NDIM,
+                            MAX_OBJECTS, MAX_OPCODES, NODE_TYPES, Array, Dtype,
+                            Map, Scalar, Seq, UnsafePickleError, cap_error,
+                            describe, refused, show, truncated)
 
-_LATIN1 = codecs.lookup('latin1').name
+__all__ = [
+    'load_pickle', 'loads_pickle', 'nesting_depth', 'show',
+    'UnsafePickleError', 'PICKLE_FIRST_BYTES', 'MAX_FILE_BYTES',
+    'MAX_OPCODES', 'MAX_OBJECTS', 'MAX_DEPTH', 'MAX_BYTES',
+    'MAX_ARRAY_ELEMENTS', 'MAX_NDIM', 'MAX_INT_BITS'
+]
 
+# -- materialising: stand-ins to plain values -----------------------------
 
-def _latin1_encode(obj: Any, encoding: str = 'utf-8',
-                   errors: str = 'strict') -> bytes:
-    """``_codecs.encode`` for latin-1 only: protocol 2 stores ``bytes``
-    as ``_codecs.encode(text, 'latin1')``; other codecs are refused."""
-    try:
-        name = codecs.lookup(encoding).name
-    except (LookupError, TypeError):
-        name = None
-    if name != _LATIN1 or not isinstance(obj, str):
-        raise pickle.UnpicklingError(
-            f'the global _codecs.encode with codec {encoding!r} (only '
-            'latin-1 is allowed)')
-    return obj.encode('latin1', errors)
-
-
-class RefusedGlobal(pickle.UnpicklingError):
-    """A pickle names a global or builds an object outside the
-    allow-list."""
+# What a dict key or set item may be: values whose hash is one step and
+# whose equality cannot be made slow (str and bytes hash with a random
+# key; integers are capped).
+_KEY_TYPES = (str, bytes, int, bool, type(None))
 
 
-# dtype kinds whose values are plain bytes: bool, integers, floats,
-# complex, bytes and unicode strings. Object ('O') and structured ('V')
-# dtypes hold pointers or fields and are refused.
-_PLAIN_KINDS = frozenset('biufcSU')
+def _children(node: Any) -> List[Any]:
+    if isinstance(node, Seq):
+        return node.items
+    if isinstance(node, Map):
+        return [v for pair in node.pairs for v in pair]
+    return []
 
 
-def _plain_dtype(dtype: Any) -> np.dtype:
-    """``dtype`` if it is a dtype of plain values, else a refusal."""
-    if (not isinstance(dtype, np.dtype) or dtype.kind not in _PLAIN_KINDS
-            or dtype.fields is not None or dtype.subdtype is not None
-            or dtype.hasobject):
-        raise RefusedGlobal(
-            f'a numpy dtype {dtype!r} (only plain numbers and strings are '
-            'allowed)')
-    return dtype
+def _keys(values: List[Any], what: str) -> List[Any]:
+    for value in values:
+        if type(value) not in _KEY_TYPES:
+            raise refused(f'{what} of type {type(value).__name__} (only '
+                          'str, bytes, int, bool and None are allowed)')
+    return values
 
 
-def _dtype(code: Any, align: bool = False, copy: bool = False) -> np.dtype:
-    """``numpy.dtype`` for a type code of plain values only."""
-    if not isinstance(code, str):
-        raise RefusedGlobal(f'a numpy dtype made from {type(code).__name__}')
-    return _plain_dtype(np.dtype(code, bool(align), bool(copy)))
+def _numpy_dtype(node: Dtype) -> np.dtype:
+    """The dtype of a checked code and byte order."""
+    return np.dtype(node.code if node.order == '|' else node.order +
+                    node.code)
 
 
-def _scalar(dtype: Any, data: Any = None) -> Any:
-    """numpy's scalar reconstructor, for plain dtypes only."""
-    return np._core.multiarray.scalar(_plain_dtype(dtype), data)
+def _scalar_value(node: Scalar) -> Any:
+    dtype = _numpy_dtype(node.dtype)
+    if len(node.data) != dtype.itemsize:
+        raise refused(f'a numpy scalar of {dtype} with {len(node.data)} '
+                      f'bytes of data instead of {dtype.itemsize}')
+    value = np.frombuffer(node.data, dtype=dtype).copy()
+    _check_booleans(value)
+    return value[0]
 
 
-def _reconstruct(subtype: Any, shape: Any, code: Any) -> np.ndarray:
-    """numpy's array reconstructor, for plain ``ndarray`` only (its dtype
-    is checked when the array's state is set)."""
-    if subtype is not np.ndarray:
-        raise RefusedGlobal(f'an array of type {subtype!r}')
-    return np._core.multiarray._reconstruct(np.ndarray, shape, code)
+def _check_booleans(array: np.ndarray) -> None:
+    """numpy booleans are the bytes 0 and 1; others are refused."""
+    if array.dtype.kind == 'b' and array.view(np.uint8).max(
+            initial=0) > 1:
+        raise refused('a numpy boolean that is neither 0 nor 1')
 
 
-def _frombuffer(buf: Any, dtype: Any, shape: Any, order: Any) -> Any:
-    """numpy's protocol-5 array reconstructor, for plain dtypes only."""
-    return np._core.numeric._frombuffer(buf, _plain_dtype(dtype), shape,
-                                        order)
+def _array_value(node: Array) -> np.ndarray:
+    if node.data is None:
+        raise refused('a numpy array without its data')
+    dtype = _numpy_dtype(node.dtype)
+    count = math.prod(node.shape)
+    if len(node.data) != count * dtype.itemsize:
+        raise refused(
+            f'a numpy array of shape {node.shape} and dtype {dtype} with '
+            f'{len(node.data)} bytes of data instead of '
+            f'{count * dtype.itemsize}')
+    order = 'F' if node.fortran else 'C'
+    if count == 0:
+        return np.zeros(node.shape, dtype=dtype, order=order)
+    # A fresh, owning copy of exactly the validated bytes.
+    array = np.frombuffer(
+        node.data, dtype=dtype, count=count).reshape(
+            node.shape, order=order).copy(order='K')
+    _check_booleans(array)
+    return array
 
 
-@functools.lru_cache(maxsize=None)
-def _allowed() -> Dict[Tuple[str, str], Callable]:
-    """``(module, name) -> object`` of every global a results pickle may
-    name (numpy 1.x's ``numpy.core`` and numpy 2's ``numpy._core``)."""
-    allowed = {
-        ('collections', 'OrderedDict'): collections.OrderedDict,
-        ('builtins', 'set'): set,
-        ('builtins', 'frozenset'): frozenset,
-        ('builtins', 'complex'): complex,
-        ('numpy', 'dtype'): _dtype,
-        ('numpy', 'ndarray'): np.ndarray,
-        ('_codecs', 'encode'): _latin1_encode,
-    }
-    for core in ('numpy.core', 'numpy._core'):
-        allowed[(f'{core}.multiarray', 'scalar')] = _scalar
-        allowed[(f'{core}.multiarray', '_reconstruct')] = _reconstruct
-        allowed[(f'{core}.numeric', '_frombuffer')] = _frombuffer
-    return allowed
+def _make(node: Any, value: Callable[[Any], Any]) -> Any:
+    """The plain value of one stand-in whose children are made."""
+    if isinstance(node, Seq):
+        items = [value(c) for c in node.items]
+        if node.kind == 'list':
+            return items
+        if node.kind == 'tuple':
+            return tuple(items)
+        items = _keys(items, f'a {node.kind} item')
+        return set(items) if node.kind == 'set' else frozenset(items)
+    if isinstance(node, Map):
+        keys = _keys([value(k) for k, _ in node.pairs], 'a dict key')
+        pairs = zip(keys, (value(v) for _, v in node.pairs))
+        return collections.OrderedDict(pairs) if node.ordered else dict(
+            pairs)
+    if isinstance(node, Scalar):
+        return _scalar_value(node)
+    if isinstance(node, Array):
+        return _array_value(node)
+    # a dtype or a global as a value, not as an argument
+    raise refused(f'{describe(node)} as a value')
 
 
-# What REDUCE may call and NEWOBJ may instantiate: the allowed functions
-# (np.ndarray only as _reconstruct's argument).
-_CALLABLE = frozenset(
-    id(f) for f in (collections.OrderedDict, set, frozenset, complex,
-                    _dtype, _scalar, _reconstruct, _frombuffer,
-                    _latin1_encode))
-_NEW = (collections.OrderedDict, set, frozenset)
+def _too_deep() -> UnsafePickleError:
+    return cap_error(f'containers nested more than {MAX_DEPTH} deep',
+                     str(MAX_DEPTH))
 
 
-class _RestrictedUnpickler(pickle._Unpickler):
-    """Python's own unpickler (the pure-Python one, whose opcodes can be
-    overridden), with three gates: globals come from :func:`_allowed`;
-    REDUCE, NEWOBJ and OBJ call only allowed functions and classes; BUILD
-    sets the state of numpy dtypes and arrays only, and only states of
-    plain values (a crafted dtype state could make numpy read bytes as
-    object pointers)."""
+def _materialise(root: Any) -> Any:
+    """Plain values for the stand-ins under ``root``, depth first with an
+    explicit stack (no recursion), shared values made once and shared as
+    in the file, a container that holds itself refused, and the nesting
+    capped at :data:`MAX_DEPTH`."""
+    made: Dict[int, Any] = {}
+    height: Dict[int, int] = {}
+    open_: set = set()  # the path from the root: expanded, not yet made
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    def value(child: Any) -> Any:
+        return made[id(child)] if type(child) in NODE_TYPES else child
 
-    def find_class(self, module: str, name: str) -> Any:
-        # Python 2's names (``__builtin__.set``), mapped as
-        # pickle.Unpickler's own find_class maps them.
-        if (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-        try:
-            return _allowed()[(module, name)]
-        except KeyError:
-            raise RefusedGlobal(f'the global {module}.{name}') from None
+    if type(root) not in NODE_TYPES:
+        return root
+    todo = [(root, False)]
+    while todo:
+        node, ready = todo.pop()
+        key = id(node)
+        if key in made:
+            continue
+        children = [c for c in _children(node) if type(c) in NODE_TYPES]
+        if ready:
+            open_.discard(key)
+            height[key] = 1 + max((height[id(c)] for c in children),
+                                  default=0)
+            if height[key] > MAX_DEPTH:
+                raise _too_deep()
+            made[key] = _make(node, value)
+            continue
+        if key in open_:
+            raise refused('a container that holds itself')
+        open_.add(key)
+        if len(open_) > MAX_DEPTH:
+            raise _too_deep()
+        todo.append((node, True))
+        todo.extend((c, False) for c in children)
+    return value(root)
 
-    def persistent_load(self, pid: Any) -> Any:
-        raise RefusedGlobal('a persistent id')
 
-    @staticmethod
-    def _check_callable(func: Any) -> None:
-        if id(func) not in _CALLABLE:
-            raise RefusedGlobal(f'a call of {func!r}')
+def nesting_depth(obj: Any, limit: int = MAX_DEPTH) -> int:
+    """How deep lists, tuples, sets and dicts nest in ``obj`` (0 for a
+    scalar), without recursion, in time linear in the number of distinct
+    containers (a value shared by many is walked once).
 
-    def load_reduce(self) -> None:
-        self._check_callable(self.stack[-2])
-        super().load_reduce()
+    Args:
+        obj: A plain value (what :func:`loads_pickle` or ``json.load``
+            return).
+        limit (int): Where to stop counting.
 
-    dispatch[pickle.REDUCE[0]] = load_reduce
+    Returns:
+        int: The depth, or ``limit + 1`` if it is deeper than ``limit`` or
+        a container holds itself.
+    """
+    containers = (dict, list, tuple, set, frozenset)
+    height: Dict[int, int] = {}
+    open_: set = set()  # the path from the root: expanded, not yet done
+    todo = [(obj, False)]
+    while todo:
+        value, ready = todo.pop()
+        key = id(value)
+        if not isinstance(value, containers) or key in height:
+            continue
+        children = [
+            c for c in (value.values() if isinstance(value, dict) else value)
+            if isinstance(c, containers)
+        ]
+        if ready:
+            open_.discard(key)
+            height[key] = 1 + max((height[id(c)] for c in children),
+                                  default=0)
+            continue
+        if key in open_ or len(open_) >= limit:
+            return limit + 1
+        open_.add(key)
+        todo.append((value, True))
+        todo.extend((c, False) for c in children)
+    return min(height.get(id(obj), 0), limit + 1)
 
-    def _instantiate(self, klass: Any, args: Any) -> None:
-        self._check_callable(klass)
-        super()._instantiate(klass, args)
 
-    def load_newobj(self) -> None:
-        if self.stack[-2] not in _NEW:
-            raise RefusedGlobal(f'a new {self.stack[-2]!r}')
-        super().load_newobj()
-
-    dispatch[pickle.NEWOBJ[0]] = load_newobj
-
-    def load_newobj_ex(self) -> None:
-        if self.stack[-3] not in _NEW:
-            raise RefusedGlobal(f'a new {self.stack[-3]!r}')
-        super().load_newobj_ex()
-
-    dispatch[pickle.NEWOBJ_EX[0]] = load_newobj_ex
-
-    def load_build(self) -> None:
-        state = self.stack.pop()
-        inst = self.stack[-1]
-        if isinstance(inst, np.dtype):
-            order = state[1] if isinstance(state, tuple) and len(
-                state) > 1 else None
-            want = inst.newbyteorder(order) if order in ('<', '>') else inst
-            if want.__reduce__()[2] != state:
-                raise RefusedGlobal(
-                    f'a numpy dtype {inst!r} with the state {state!r}')
-        elif isinstance(inst, np.ndarray):
-            if not (isinstance(state, tuple) and len(state) == 5
-                    and isinstance(state[4], (bytes, str))):
-                raise RefusedGlobal('a numpy array with an unknown state')
-            _plain_dtype(state[2])
-        elif state:
-            raise RefusedGlobal(f'a state for a {type(inst).__name__}')
-        else:
-            return
-        inst.__setstate__(state)
-
-    dispatch[pickle.BUILD[0]] = load_build
+# -- the entry points -----------------------------------------------------
 
 
 def loads_pickle(data: bytes) -> Any:
-    """Unpickle bytes with the allow-list (see the module docstring).
-
-    Strings of Python 2 pickles are read as latin-1, as numpy's scalars
-    need.
+    """Read a pickle of plain data (see the module docstring).
 
     Args:
-        data (bytes): The pickle.
+        data (bytes): The pickle, protocols 0-5.
 
     Returns:
-        The unpickled object.
+        Plain values: dicts (OrderedDicts where the file has them),
+        lists, tuples, sets, str, bytes, numbers, None, numpy scalars and
+        owning numpy arrays of booleans, integers and floats.
 
     Raises:
-        RefusedGlobal: The pickle names a global outside the allow-list.
-        pickle.UnpicklingError, EOFError, ValueError, TypeError, ...:
-            Truncated or corrupt data.
+        UnsafePickleError: The data is not a pickle, is truncated, breaks
+            a cap or holds something outside the allow-list; nothing in
+            it was run.
     """
-    return _RestrictedUnpickler(
-        io.BytesIO(data), encoding='latin1').load()
+    if len(data) > MAX_FILE_BYTES:
+        raise cap_error(f'{len(data)} bytes', f'{MAX_FILE_BYTES} bytes')
+    if not data:
+        raise truncated()
+    return _materialise(parse(bytes(data)))
 
 
 def load_pickle(path: str) -> Any:
-    """Unpickle a file with the allow-list, with one-line errors.
+    """Read a pickle file of plain data, with one-line errors.
 
     Args:
         path (str): The file.
 
     Returns:
-        The unpickled object.
+        What :func:`loads_pickle` returns.
 
     Raises:
-        RobustDetError: The file is missing, not a pickle, truncated or
-            corrupt, or names a global outside the allow-list (the message
-            names it; nothing was called).
+        RobustDetError: The file cannot be read, is too large, or
+            :func:`loads_pickle` refuses it (the message names the file
+            and why; nothing in it was run).
     """
     try:
+        if os.path.isdir(path):
+            raise RobustDetError(f'{path}: is a directory, not a file')
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise RobustDetError(
+                f'{path}: refusing to read it: {size} bytes (the cap is '
+                f'{MAX_FILE_BYTES} bytes)')
         with open(path, 'rb') as f:
-            data = f.read()
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise RobustDetError(
             f'{path}: cannot read it ({e.strerror or e})') from None
     try:
         return loads_pickle(data)
-    except RefusedGlobal as e:
-        raise RobustDetError(
-            f'{path}: refusing to unpickle it: it names {e}, which is not '
-            "on robustdet's allow-list of plain data (containers, "
-            'OrderedDict, numpy scalars and arrays); nothing in it was '
-            'run') from None
-    except (EOFError, pickle.UnpicklingError) as e:
-        if not isinstance(e, EOFError) and 'truncated' not in str(e):
-            raise RobustDetError(
-                f'{path}: not a readable pickle ({e})') from None
-        raise RobustDetError(
-            f'{path}: truncated pickle (it ends before its STOP '
-            'opcode)') from None
-    except Exception as e:  # any malformed data: one line, no traceback
-        text = str(e).strip().splitlines()
-        raise RobustDetError(
-            f'{path}: not a readable pickle ({type(e).__name__}'
-            f'{": " + text[0] if text else ""})') from None
+    except UnsafePickleError as e:
+        raise UnsafePickleError(f'{path}: {e}') from None
