@@ -8,8 +8,11 @@ Reads the raw result pickles of Michaelis et al. 2019, those of mmdet
 1.x/2.x and 3.x ``tools/analysis_tools/test_robustness.py`` (``--out
 X.pkl`` writes ``X_results.pkl``) and robustdet's own ``robustness.json``;
 several files of one model (e.g. one per corruption group) are merged.
-Pickles are read with an allow-list of plain data: a file naming any other
-global is refused, and nothing in it runs. Writes ``WORK_DIR/
+Pickles are parsed, never unpickled: robustdet reads their opcodes itself
+and builds plain data only (containers, numbers, numeric numpy arrays), so
+nothing in a file runs or touches memory it does not own; anything else
+is refused with one line (docs/baselines.md, "Safe loading"). Every name
+and number is checked before anything is written. Writes ``WORK_DIR/
 robustness.json`` and its reports, as ``tools/test_robust.py`` does, and
 prints P, mPC and rPC.
 """
@@ -40,7 +43,8 @@ def parse_args(argv=None):
     parser.add_argument(
         '--overwrite',
         action='store_true',
-        help='replace the contents of an existing, non-empty work dir')
+        help='replace the run in an existing, non-empty work dir (its '
+        'robustness.json and reports are removed first)')
     return parser.parse_args(argv)
 
 

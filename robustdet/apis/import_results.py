@@ -7,22 +7,29 @@ itself, checks them, and writes the ``robustness.json`` that
 ``tools/test_robust.py`` writes, so that reports, comparisons and the
 leaderboard treat imported and native runs alike.
 Pickles are read with :func:`robustdet.utils.safe_pickle.load_pickle`,
-which runs nothing they name.
+which runs nothing they name. Every name and number is checked before
+anything is written: a file from a stranger gets one line, never a
+traceback or half a work dir.
 """
 import json
 import math
+import numbers
 import os
 import os.path as osp
 from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+import numpy as np
+
 from ..baselines import DATASETS, TASKS
 from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, SEVERITIES
 from ..corruptions.grid import CLEAN
 from ..evaluation.functional.video_robustness import CLIP_NAMES
+from ..reports import report_names
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
-from ..utils.safe_pickle import load_pickle
+from ..utils.safe_pickle import (MAX_DEPTH, MAX_FILE_BYTES, PICKLE_FIRST_BYTES,
+                                 load_pickle, nesting_depth, show)
 from .results import (FORMAT, IDENTITY_KEYS, check_same_run, load_results,
                       new_results, ordered_cells, refresh_summary,
                       results_path, save_results)
@@ -54,6 +61,12 @@ _PREFIXES = dict(
 # mmdet's test_robustness.py --corruptions None: a clean-only run.
 _CLEAN_ONLY = 'None'
 VOC_METRICS = ('pascal_voc/mAP', 'pascal_voc/AP50')
+# What one file may hold: metrics of a cell (mmdet's class-wise COCO
+# metrics of 80 classes are ~100), classes of a per-class list, and the
+# characters of a metric or run name (they become file names and titles).
+MAX_METRICS = 1000
+MAX_CLASSES = 1000
+MAX_NAME_CHARS = 100
 VOC_CLASSES = ('aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus',
                'car', 'cat', 'chair', 'cow', 'diningtable', 'dog', 'horse',
                'motorbike', 'person', 'pottedplant', 'sheep', 'sofa',
@@ -124,13 +137,18 @@ class _Grid:
 
 
 def _number(value: Any, path: str, where: str, allow_undefined: bool) -> float:
-    """An AP value as float: a real number in [0, 1], or -1 (pycocotools'
-    "undefined", e.g. no large objects) where ``allow_undefined``."""
-    if isinstance(value, bool) or not hasattr(value, '__float__') or \
-            getattr(value, 'ndim', 0):
+    """An AP value as float: a real Python or numpy number (not a bool,
+    complex, string or array) in [0, 1], or -1 (pycocotools' "undefined",
+    e.g. no large objects) where ``allow_undefined``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.integer, np.floating)):
         raise RobustDetError(
             f'{path}: {where} is {type(value).__name__}, not a number')
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise RobustDetError(
+            f'{path}: {where} is an integer too large for a number') from None
     if math.isnan(value):
         raise RobustDetError(f'{path}: {where} is NaN')
     if value < 0 and not (allow_undefined and value == -1):
@@ -142,6 +160,42 @@ def _number(value: Any, path: str, where: str, allow_undefined: bool) -> float:
     return value
 
 
+def _text(value: Any, path: str, what: str,
+          limit: int = MAX_NAME_CHARS) -> str:
+    """A metric, class or run name: a str of 1 to ``limit`` printable
+    characters (it becomes part of file names, tables and titles)."""
+    if not isinstance(value, str):
+        raise RobustDetError(
+            f'{path}: {what} {show(value)} is a {type(value).__name__}, '
+            'not a string')
+    if not 0 < len(value) <= limit:
+        raise RobustDetError(
+            f'{path}: {what} {show(value)} has {len(value)} characters; '
+            f'names have 1 to {limit}')
+    if not value.isprintable():  # control characters, lone surrogates
+        raise RobustDetError(
+            f'{path}: {what} {show(value)} holds characters that are not '
+            'printable')
+    return value
+
+
+def _check_size(obj: Any, path: str, what: str, limit: int) -> None:
+    """At most ``limit`` entries in one mapping or list of a file."""
+    if len(obj) > limit:
+        raise RobustDetError(
+            f'{path}: {what} has {len(obj)} entries; at most {limit} are '
+            'read')
+
+
+def _severities(per_sev: Any, path: str, what: str) -> None:
+    """``per_sev`` maps at most the severities 0-5 to cells."""
+    if not isinstance(per_sev, Mapping):
+        raise _unknown_layout(
+            path, f'{what} is a {type(per_sev).__name__}, not a mapping of '
+            'severities')
+    _check_size(per_sev, path, what, len(SEVERITIES) + 1)
+
+
 def _severity(key: Any, path: str, name: str) -> int:
     try:
         severity = int(key)
@@ -150,16 +204,17 @@ def _severity(key: Any, path: str, name: str) -> int:
         ok = False
     if not ok or not CLEAN_SEVERITY <= severity <= max(SEVERITIES):
         raise RobustDetError(
-            f'{path}: {name} has severity {key!r}; severities are 0 (clean) '
-            f'to {max(SEVERITIES)}')
+            f'{path}: {name} has severity {show(key)}; severities are 0 '
+            f'(clean) to {max(SEVERITIES)}')
     return severity
 
 
 def _corruption(name: Any, path: str, layout: str) -> str:
     known = CORRUPTION_NAMES + (CLIP_NAMES if layout == 'robustdet' else ())
-    if name not in known and name != _CLEAN_ONLY:
+    if not isinstance(name, str) or (name not in known
+                                     and name != _CLEAN_ONLY):
         raise RobustDetError(
-            f'{path}: unknown corruption {name!r}; known are those of '
+            f'{path}: unknown corruption {show(name)}; known are those of '
             f'the corruption table: {", ".join(CORRUPTION_NAMES)}')
     return name
 
@@ -209,24 +264,26 @@ def detect_layout(obj: Any, path: str) -> str:
     if not isinstance(obj, Mapping) or not obj:
         raise _unknown_layout(
             path, f'a {type(obj).__name__}, not a mapping of corruptions')
+    _check_size(obj, path, 'the mapping of corruptions',
+                len(CORRUPTION_NAMES) + 1)
     layout = None
     for name, per_sev in obj.items():
-        if not isinstance(per_sev, Mapping):
-            raise _unknown_layout(
-                path, f'{name!r} maps to a {type(per_sev).__name__}, not '
-                'to severities')
+        _severities(per_sev, path, f'corruption {show(name)}')
         for sev, cell in per_sev.items():
+            if isinstance(cell, (Mapping, list, tuple)):
+                _check_size(cell, path, f'cell {show(name)}/{show(sev)}',
+                            MAX_METRICS)
             if _no_detection(cell):
                 continue
             found = _layout_of(cell)
             if found is None:
                 raise _unknown_layout(
-                    path, f'cell {name}/{sev} is a {type(cell).__name__} '
-                    'of no known shape')
+                    path, f'cell {show(name)}/{show(sev)} is a '
+                    f'{type(cell).__name__} of no known shape')
             if layout not in (None, found):
                 raise _unknown_layout(
-                    path, f'cell {name}/{sev} is {found}, earlier cells '
-                    f'{layout}')
+                    path, f'cell {show(name)}/{show(sev)} is {found}, '
+                    f'earlier cells {layout}')
             layout = found
     if layout is None:
         if any(per_sev for per_sev in obj.values()):
@@ -304,13 +361,15 @@ def _cell_metrics(path: str, layout: str, cell: Any, where: str,
         for t, values in cell.items():
             if t not in TASKS or not isinstance(values, Mapping):
                 continue  # 'proposal', 'keypoints': not AP of this task
+            _check_size(values, path, f'{where} {t}', MAX_METRICS)
             for old, new in _COCO_KEYS.items():
                 if old in values:
                     metrics[f'coco/{t}_{new}'] = _number(
                         values[old], path, f'{where} {t} {old}', True)
         return _task_filter(path, metrics, task, where), None
     metrics = {
-        k: _number(v, path, f'{where} {k}', True)
+        _text(k, path, f'{where}: the metric'):
+        _number(v, path, f'{where} {k}', True)
         for k, v in cell.items()
     }
     _check_dataset(path, layout, list(metrics), dataset)
@@ -318,32 +377,52 @@ def _cell_metrics(path: str, layout: str, cell: Any, where: str,
 
 
 def read_result_file(path: str) -> Any:
-    """Load a result file: JSON, or a pickle through the safe loader.
+    """Load a result file: JSON, or a pickle (any protocol) through the
+    safe loader; what it is is told by its first bytes, not its name.
 
     Args:
         path (str): The file.
 
     Returns:
-        What it holds.
+        What it holds: plain data, nested at most
+        :data:`~robustdet.utils.safe_pickle.MAX_DEPTH` deep.
     """
+    if osp.isdir(path):
+        raise RobustDetError(f'{path}: is a directory, not a result file')
     if not osp.isfile(path):
         raise RobustDetError(f'{path}: no such file')
+    if osp.getsize(path) > MAX_FILE_BYTES:
+        raise RobustDetError(
+            f'{path}: {osp.getsize(path)} bytes; result files of more than '
+            f'{MAX_FILE_BYTES} bytes are not read')
     with open(path, 'rb') as f:
-        head = f.read(64).lstrip()
-    if not head:
+        head = f.read(64)
+    if not head.strip():
         raise RobustDetError(f'{path}: empty file')
-    if head[:1] in (b'{', b'['):
-        try:
-            with open(path, encoding='utf-8') as f:
-                return json.load(f)
-        except (ValueError, UnicodeDecodeError) as e:
-            raise RobustDetError(
-                f'{path}: not a readable JSON file ({e})') from None
-    if head[:1] != b'\x80':
+    if head.lstrip()[:1] in (b'{', b'['):
+        return _read_json(path)
+    if head[0] not in PICKLE_FIRST_BYTES:
         raise RobustDetError(
             f'{path}: not a pickle or JSON file (it starts with '
             f'{head[:8]!r})')
     return load_pickle(path)
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding='utf-8') as f:
+            obj = json.load(f)
+    except RecursionError:
+        obj = None  # nested deeper than the interpreter goes: as below
+    except (ValueError, UnicodeDecodeError) as e:
+        text = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+        raise RobustDetError(
+            f'{path}: not a readable JSON file ({text})') from None
+    if obj is None or nesting_depth(obj) > MAX_DEPTH:
+        raise RobustDetError(
+            f'{path}: not a readable JSON file (nested more than '
+            f'{MAX_DEPTH} deep)')
+    return obj
 
 
 def _read_into(grid: _Grid, path: str, dataset: str,
@@ -391,7 +470,9 @@ def _read_into(grid: _Grid, path: str, dataset: str,
 
 def _check_robustdet(obj: Mapping, path: str) -> None:
     """A robustdet results file holds ``{name: {severity: {metric:
-    value}}}`` cells and a ``{metric: value}`` clean entry."""
+    value}}}`` cells, a ``{metric: value}`` clean entry, a list of the
+    cells without detections, and its name, config and identity as short
+    plain values."""
     cells, clean = obj.get('cells'), obj.get('clean')
     ok = isinstance(cells, Mapping) and all(
         isinstance(per_sev, Mapping) and all(
@@ -401,15 +482,58 @@ def _check_robustdet(obj: Mapping, path: str) -> None:
         raise _unknown_layout(
             path, 'format robustdet.robustness/1 but its clean / cells '
             'are not mappings of metrics')
+    _check_size(cells, path, 'cells', len(CORRUPTION_NAMES + CLIP_NAMES))
+    for name, per_sev in cells.items():
+        _check_size(per_sev, path, f'cells of {show(name)}',
+                    len(SEVERITIES) + 1)
+        for metrics in per_sev.values():
+            _check_size(metrics, path, f'a cell of {show(name)}',
+                        MAX_METRICS)
+    _check_size(clean or {}, path, 'clean', MAX_METRICS)
+    empty = obj.get('empty_cells') or []
+    if not isinstance(empty, list) or not all(
+            isinstance(k, str) and len(k) <= MAX_NAME_CHARS for k in empty):
+        raise _unknown_layout(path, 'its empty_cells are not cell names')
+    if obj.get('name') is not None:
+        _text(obj['name'], path, 'the run name', 2 * MAX_NAME_CHARS)
+    for key in ('config', 'checkpoint', *IDENTITY_KEYS):
+        value = obj.get(key)
+        if len(json.dumps(value)) > 4096:
+            raise RobustDetError(
+                f'{path}: its {key} entry is too long ({show(value)})')
 
 
 def _add_per_class(grid: _Grid, per_class: Any, path: str) -> None:
     """Per-class AP of a robustdet file (from an earlier VOC import),
-    kept aside to be stored with each cell."""
+    checked (a list of AP50 per class for clean and each cell, all of one
+    length) and kept aside to be stored with each cell."""
     if not isinstance(per_class, Mapping) or not isinstance(
             per_class.get('cells'), Mapping):
         raise _unknown_layout(path, 'its per_class entry is not a mapping')
-    grid.source_classes = per_class
+
+    def values(aps: Any, where: str) -> Optional[List[float]]:
+        if aps is None:
+            return None
+        if not isinstance(aps, list):
+            raise RobustDetError(
+                f'{path}: per_class {where} is a {type(aps).__name__}, '
+                'not a list of AP values')
+        _check_size(aps, path, f'per_class {where}', MAX_CLASSES)
+        return [
+            _number(v, path, f'per_class {where} class {i}', False)
+            for i, v in enumerate(aps)
+        ]
+
+    cells = per_class['cells']
+    _check_size(cells, path, 'per_class cells', len(CORRUPTION_NAMES))
+    checked = dict(clean=values(per_class.get('clean'), CLEAN), cells={})
+    for name, per_sev in cells.items():
+        _severities(per_sev, path, f'per_class cells of {show(name)}')
+        checked['cells'][name] = {
+            sev: values(aps, f'{show(name)}/{show(sev)}')
+            for sev, aps in per_sev.items()
+        }
+    grid.source_classes = checked
 
 
 def _class_values(grid: _Grid, name: str,
@@ -450,7 +574,7 @@ def _identity(paths: Sequence[str], layouts: Sequence[str]
         raise RobustDetError(
             'robustdet results cannot be merged with results of other '
             f'tools ({", ".join(paths)}); import them separately')
-    first = load_results(paths[0])
+    first = load_results(paths[0])  # checked by _check_robustdet
     identity = {k: first.get(k) for k in IDENTITY_KEYS}
     for key in ('video_clips', 'ground_truth'):  # defaults if left out
         if identity[key] is None:
@@ -462,13 +586,30 @@ def _identity(paths: Sequence[str], layouts: Sequence[str]
         config=first.get('config'), checkpoint=first.get('checkpoint'))
 
 
-def _check_work_dir(work_dir: str, overwrite: bool) -> None:
+def _check_work_dir(work_dir: str, overwrite: bool) -> List[str]:
+    """Refuse a work dir that is a file, or holds files without
+    ``overwrite``; return what replacing its run removes: its
+    ``robustness.json`` and the reports written for it."""
     if osp.exists(work_dir) and not osp.isdir(work_dir):
         raise RobustDetError(f'--work-dir {work_dir} is a file')
-    if osp.isdir(work_dir) and os.listdir(work_dir) and not overwrite:
+    if not osp.isdir(work_dir) or not os.listdir(work_dir):
+        return []
+    if not overwrite:
         raise RobustDetError(
             f'{work_dir} exists and is not empty; pass --overwrite to '
             'replace its results, or choose another --work-dir')
+    path = results_path(work_dir)
+    if not osp.exists(path):
+        return []
+    try:
+        old = load_results(path)
+        names = report_names(old)
+    except (RobustDetError, KeyError, TypeError, AttributeError) as e:
+        raise RobustDetError(
+            f'--overwrite: {path} is not a readable robustdet results file '
+            f'({str(e)[:200] or type(e).__name__}), so what was written '
+            'for it cannot be told; empty the work dir by hand') from None
+    return [path] + [osp.join(work_dir, n) for n in names]
 
 
 def import_results(paths: Sequence[str],
@@ -492,7 +633,9 @@ def import_results(paths: Sequence[str],
             work dir's name).
         task (str, optional): Import only ``'bbox'`` or ``'segm'``
             metrics (default: all).
-        overwrite (bool): Replace the contents of an existing work dir.
+        overwrite (bool): Replace the run of an existing, non-empty work
+            dir: its ``robustness.json`` and the reports written for it
+            are removed (other files stay).
 
     Returns:
         dict: The results written.
@@ -505,7 +648,9 @@ def import_results(paths: Sequence[str],
             f'--task {task!r}: choose from {", ".join(TASKS)}')
     if not paths:
         raise RobustDetError('give at least one result file')
-    _check_work_dir(work_dir, overwrite)
+    if name is not None:
+        _text(name, '--name', 'the run name', 2 * MAX_NAME_CHARS)
+    replaced = _check_work_dir(work_dir, overwrite)
     grid = _Grid()
     layouts = [_read_into(grid, p, dataset, task) for p in paths]
     if grid.clean is None and not grid.cells:
@@ -531,6 +676,9 @@ def import_results(paths: Sequence[str],
     if per_class is not None:
         results['per_class'] = per_class
     refresh_summary(results)
+    for path in replaced:  # the replaced run's results and reports
+        if osp.isfile(path):
+            os.remove(path)
     os.makedirs(work_dir, exist_ok=True)
     save_results(results, results_path(work_dir))
     return results

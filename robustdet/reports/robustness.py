@@ -5,10 +5,11 @@ Everything here is derived from ``robustness.json`` alone, so
 ``tools/robustness_report.py`` can regenerate it at any time.
 """
 import csv
+import functools
 import io
 import os.path as osp
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..corruptions import (BENCHMARK_GROUPS, CORRUPTION_NAMES,
                            CORRUPTIONS_BY_NAME, GROUPS, NEWER_FAMILIES,
@@ -582,6 +583,43 @@ def _plot_panels(results: Dict[str, Any], metric: str, panels: Sequence[Any],
     return buf.getvalue()
 
 
+def _report_plan(results: Dict[str, Any], stem: str,
+                 metrics: Optional[Sequence[str]]
+                 ) -> List[Tuple[str, Callable[[], Any]]]:
+    """``(file name, what makes its text or bytes)`` of each report."""
+    plan = [(f'{stem}.md', functools.partial(markdown_report, results)),
+            (f'{stem}.csv', functools.partial(csv_report, results)),
+            (f'{stem}_summary.csv', functools.partial(summary_csv, results))]
+    metrics = metrics or main_metrics(results)
+    if _image_names(results):
+        plan += [(f'{stem}_{_slug(m)}.png',
+                  functools.partial(plot_metric, results, m))
+                 for m in metrics]
+    if _video_names(results):
+        plan += [(f'{stem}_video_{_slug(m)}.png',
+                  functools.partial(plot_video_metric, results, m))
+                 for m in metrics]
+    return plan
+
+
+def report_names(results: Dict[str, Any], stem: str = 'robustness',
+                 metrics: Optional[Sequence[str]] = None) -> List[str]:
+    """The names of the files :func:`write_reports` writes for
+    ``results`` (what an import with ``--overwrite`` removes of the run it
+    replaces).
+
+    Args:
+        results (dict): The results.
+        stem (str): File name stem.
+        metrics (Sequence[str], optional): Metrics to plot (default: the
+            main metrics).
+
+    Returns:
+        list[str]: File names, in the order they are written.
+    """
+    return [name for name, _ in _report_plan(results, stem, metrics)]
+
+
 def write_reports(results: Dict[str, Any], out_dir: str,
                   stem: str = 'robustness',
                   metrics: Optional[Sequence[str]] = None) -> List[str]:
@@ -600,25 +638,13 @@ def write_reports(results: Dict[str, Any], out_dir: str,
         and with clip cells ``{stem}_video_<metric>.png`` per metric.
     """
     paths = []
-
-    def put_text(name, text):
+    for name, make in _report_plan(results, stem, metrics):
         path = osp.join(out_dir, name)
-        write_text_atomic(text, path)
-        paths.append(path)
-
-    put_text(f'{stem}.md', markdown_report(results))
-    put_text(f'{stem}.csv', csv_report(results))
-    put_text(f'{stem}_summary.csv', summary_csv(results))
-    metrics = metrics or main_metrics(results)
-    plots = []
-    if _image_names(results):
-        plots += [(f'{stem}_{_slug(m)}.png', plot_metric, m) for m in metrics]
-    if _video_names(results):
-        plots += [(f'{stem}_video_{_slug(m)}.png', plot_video_metric, m)
-                  for m in metrics]
-    for name, plot, metric in plots:
-        path = osp.join(out_dir, name)
-        write_bytes_atomic(plot(results, metric), path)
+        content = make()
+        if isinstance(content, str):
+            write_text_atomic(content, path)
+        else:
+            write_bytes_atomic(content, path)
         paths.append(path)
     return paths
 

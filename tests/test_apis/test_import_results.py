@@ -14,7 +14,7 @@ from robustdet.apis.import_results import LAYOUTS, VOC_CLASSES
 from robustdet.apis.results import new_results, refresh_summary, save_results
 from robustdet.baselines import get_baseline
 from robustdet.corruptions import BENCHMARK_CORRUPTIONS, IMAGENET_C_CORRUPTIONS
-from robustdet.reports import markdown_report, summary_text
+from robustdet.reports import markdown_report, summary_text, write_reports
 from robustdet.utils.errors import RobustDetError
 from tests.conftest import REPO
 from tests.py2_pickle import dumps_py2
@@ -226,8 +226,21 @@ def _bad_inputs(tmp_path):
         grid[name][sev] = value
         return dumps_py2(grid)
 
+    def robustdet_json(**entries):
+        native = dict(format='robustdet.robustness/1',
+                      clean={'coco/bbox_mAP': 0.5},
+                      cells={'fog': {'1': {'coco/bbox_mAP': 0.25}}})
+        native.update(entries)
+        return json.dumps(native).encode()
+
+    voc_json = dict(metrics=['pascal_voc/mAP'], classes=['a', 'b'],
+                    clean=[0.5, 'x'], cells={'fog': {'1': [0.2, 0.1]}})
+    huge = 10**5000
     return [
-        (b'GIF89a not results', 'coco', 'not a pickle or JSON'),
+        (b'%PDF-1.4 not results', 'coco', 'not a pickle or JSON'),
+        (b'GIF89a not results', 'coco', 'not a readable pickle'),
+        (b'\n' + pickle.dumps(coco, protocol=2), 'coco',
+         'not a pickle or JSON file'),
         (b'{"cells": ', 'coco', 'not a readable JSON'),
         (dumps_py2(coco)[:-40], 'coco', 'truncated'),
         (pickle.dumps(evil, protocol=2), 'coco', 'names the global'),
@@ -245,6 +258,43 @@ def _bad_inputs(tmp_path):
         (with_cell(coco_eval(float('nan'))), 'coco', 'is NaN'),
         (with_cell(coco_eval(-0.5)), 'coco', 'is negative'),
         (with_cell(coco_eval(36.3)), 'coco', 'in percent'),
+        # Values that are not real numbers: numpy's bool, complex, bytes.
+        (pickle.dumps({'fog': {1: {'coco/bbox_mAP': np.True_}}}), 'coco',
+         'is bool, not a number'),
+        (pickle.dumps({'fog': {1: {'coco/bbox_mAP': np.complex128(0.5 + 3j)
+                                   }}}), 'coco', "a numpy dtype 'c16'"),
+        (pickle.dumps({'fog': {1: {'coco/bbox_mAP': np.array(b'0.5')}}}),
+         'coco', "a numpy dtype 'S3'"),
+        (pickle.dumps({'fog': {1: {'coco/bbox_mAP': '0.5'}}}), 'coco',
+         'is str, not a number'),
+        (b'{"fog": {"1": {"coco/bbox_mAP": ' + b'9' * 5000 + b'}}}', 'coco',
+         'not a readable JSON file (Exceeds the limit'),
+        (robustdet_json(cells={'fog': {'1': {'coco/bbox_mAP': 10**400}}}),
+         'coco', 'an integer too large for a number'),
+        # Keys no message can show whole.
+        (pickle.dumps({'fog': {huge: {'coco/bbox_mAP': 0.5}}}), 'coco',
+         'an integer of 2077 bytes (the cap is 64 bits)'),
+        (robustdet_json(cells={'fog': {'9' * 5000: {'coco/bbox_mAP': 0.5}}}),
+         'coco', "fog has severity '99999"),
+        (b'\x80\x02}N' + b'\x85' * 100_000 + b'K\x01s.', 'coco',
+         'nested more than 64 deep'),
+        (b'[' * 200_000 + b']' * 200_000, 'coco', 'nested more than 64'),
+        (b'[' * 100 + b']' * 100, 'coco', 'nested more than 64'),
+        # Names that become file names and titles.
+        (pickle.dumps({'fog': {1: {'coco/' + 'b' * 300: 0.5}}}), 'coco',
+         'has 305 characters; names have 1 to 100'),
+        (pickle.dumps({'fog': {1: {'coco/bbox\nmAP': 0.5}}}), 'coco',
+         'not printable'),
+        (pickle.dumps({'fog': {1: {'coco/bbox\ud800': 0.5}}}), 'coco',
+         'a string that is not utf-8'),
+        (robustdet_json(cells={'fog': {'1': {'coco/bbox\ud800': 0.5}}}),
+         'coco', 'not printable'),
+        (robustdet_json(name='x' * 300), 'coco', 'the run name'),
+        (robustdet_json(per_class=voc_json), 'voc',
+         'per_class clean class 1 is str, not a number'),
+        (robustdet_json(cells={'fog': {'1': {
+            f'coco/m{i}': 0.5 for i in range(1001)}}}), 'coco',
+         'has 1001 entries; at most 1000'),
     ], marker
 
 
@@ -263,7 +313,8 @@ def test_bad_input_one_line_nothing_written(tmp_path):
     unknown = str(info.value)
     # The unknown-layout message lists the known layouts.
     with pytest.raises(RobustDetError) as info:
-        import_results([write_file(tmp_path / 'l.pkl', cases[4][0])], 'coco',
+        layout = next(c for c, _, w in cases if w == 'unknown layout')
+        import_results([write_file(tmp_path / 'l.pkl', layout)], 'coco',
                        str(tmp_path / 'l'))
     assert all(k in str(info.value) for k in LAYOUTS), unknown
 
@@ -329,6 +380,59 @@ def test_existing_work_dir_needs_overwrite(tmp_path):
     assert (work / 'robustness.json').exists()
 
 
+def test_overwrite_removes_what_the_replaced_run_wrote(tmp_path):
+    """A segm-only import over a bbox + segm one leaves no bbox plot
+    behind; the user's own files stay; a work dir whose results cannot be
+    read is refused, untouched."""
+    grid = paper_grid(coco_eval(0.4, segm=0.35),
+                      lambda n, s: coco_eval(0.2, segm=0.15),
+                      names=BENCHMARK_CORRUPTIONS[:2])
+    path = write_file(tmp_path / 'mask.pkl', dumps_py2(grid))
+    work = tmp_path / 'run'
+    first = write_reports(import_results([path], 'coco', str(work)),
+                          str(work))
+    (work / 'notes.txt').write_text('mine')
+    names = sorted(os.listdir(work))
+    assert 'robustness_coco_bbox_mAP.png' in names
+    again = write_reports(
+        import_results([path], 'coco', str(work), task='segm',
+                       overwrite=True), str(work))
+    assert sorted(os.listdir(work)) == sorted(
+        ['robustness.json', 'notes.txt'] + [os.path.basename(p)
+                                            for p in again])
+    assert 'robustness_coco_bbox_mAP.png' not in os.listdir(work)
+    assert len(again) < len(first)
+    (work / 'robustness.json').write_text('{"format": "other/1"}')
+    with pytest.raises(RobustDetError, match='empty the work dir by hand'):
+        import_results([path], 'coco', str(work), overwrite=True)
+    assert (work / 'robustness_coco_segm_mAP.png').exists()
+
+
+@pytest.mark.parametrize('protocol', [0, 1])
+def test_python2_protocols_0_and_1_import_as_protocol_2(tmp_path, protocol):
+    """What Python 2's cPickle.dump writes by default (protocol 0) and
+    protocol 1 import with the numbers of the paper's protocol 2."""
+    row = get_baseline('michaelis2019/coco/faster-rcnn_r50_fpn/standard/bbox')
+    paper = published_like(tmp_path, row)
+    with open(paper, 'rb') as f:
+        assert f.read(2) == b'\x80\x02'
+    want = import_results([paper], 'coco', str(tmp_path / 'p2'))
+    grid = pickle.loads(open(paper, 'rb').read(), encoding='latin1')
+    path = write_file(tmp_path / f'p{protocol}.pkl',
+                      dumps_py2(grid, protocol))
+    got = import_results([path], 'coco', str(tmp_path / 'p'))
+    assert got['summary'] == want['summary']
+    assert got['cells'] == want['cells'] and got['clean'] == want['clean']
+
+
+def test_directory_and_missing_file(tmp_path):
+    with pytest.raises(RobustDetError, match='is a directory, not a result'):
+        import_results([str(tmp_path)], 'coco', str(tmp_path / 'run'))
+    with pytest.raises(RobustDetError, match='no such file'):
+        import_results([str(tmp_path / 'x.pkl')], 'coco',
+                       str(tmp_path / 'run'))
+
+
 def test_cli(tmp_path):
     path = write_file(tmp_path / 'x_results.pkl', pickle.dumps(_mmdet3_grid()))
     proc = run_tool('tools/import_results.py', path, '--dataset', 'coco',
@@ -344,3 +448,11 @@ def test_cli(tmp_path):
     assert proc.stderr.startswith(f'error: {path} holds COCO-style')
     assert proc.stderr.count('\n') == 1 and 'Traceback' not in proc.stderr
     assert not (tmp_path / 'voc').exists()
+    # A metric name too long for a plot's file name: nothing written.
+    long = write_file(tmp_path / 'long.pkl', pickle.dumps(
+        {'fog': {0: {'coco/bbox_mAP': 0.4, 'coco/' + 'm' * 300: 0.1}}}))
+    proc = run_tool('tools/import_results.py', long, '--dataset', 'coco',
+                    '--work-dir', tmp_path / 'long', cwd=REPO)
+    assert proc.returncode == 2 and 'has 305 characters' in proc.stderr
+    assert proc.stderr.count('\n') == 1 and 'Traceback' not in proc.stderr
+    assert not (tmp_path / 'long').exists()
