@@ -102,6 +102,23 @@ def pytest_configure(config):
     torch.set_num_threads(int(os.environ['OMP_NUM_THREADS']))
 
 
+# Test files whose tests run longest (tens of seconds to minutes each:
+# the pages' shell blocks, the fuzz run, mmdet's own script). They are
+# collected first, so that pytest-xdist starts them early and the two
+# workers finish together (`make test` runs `--dist worksteal`).
+SLOW_FIRST = ('test_docs/test_docs.py', 'test_utils/test_fuzz_safe_pickle.py',
+              'test_tools/test_import_results_mmdet.py')
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def slow(item):
+        return any(item.nodeid.startswith(f'tests/{f}') for f in SLOW_FIRST)
+
+    items[:] = [i for i in items if slow(i)] + [
+        i for i in items if not slow(i)
+    ]
+
+
 def pytest_report_header(config):
     import torch
     held_back = os.environ.get('ROBUSTDET_CPU_HELD_BACK') or 'no'

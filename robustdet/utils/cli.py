@@ -367,12 +367,16 @@ def load_config(path: str, cfg_options: Optional[dict] = None,
             ``('test_dataloader', 'test_evaluator')``.
 
     Returns:
-        mmengine.Config: The loaded config.
+        FormattedOnceConfig: The loaded config (an mmengine ``Config``
+        whose formatted text is made once, not at each of the runner's
+        four requests).
     """
     from mmengine.config import Config
+
+    from .config_text import format_once
     check_file(path, 'config')
     try:
-        cfg = Config.fromfile(path)
+        cfg = format_once(Config.fromfile(path))
     except (SyntaxError, ImportError, KeyError, FileNotFoundError,
             ValueError) as e:
         raise RobustDetError(

@@ -2,7 +2,8 @@
 """Stylization speed and memory, side by side in one run.
 
 1. AdaIN throughput (images per second, style statistics cached as in
-   ``tools/stylize_dataset.py``) for 320x240 content at batch 1 and
+   ``tools/stylize_dataset.py``) for 320x240 content (``--size``) at
+   batch 1 and
    batch 8 on the CPU and, when CUDA is available, for COCO-sized
    640x480 content at batch 1 and 8 on the GPU. The networks have the
    release's architecture; the speed does not depend on the weights, so
@@ -11,7 +12,8 @@
    generated COCO-style datasets of N and 4N images (each in a fresh
    process); the ratio should stay near 1::
 
-    python tools/benchmarks/bench_stylize.py [--threads 2] [--images 16]
+    python tools/benchmarks/bench_stylize.py [--threads 2] [--images 16] \\
+        [--size 320x240]
 """
 import argparse
 import json
@@ -36,6 +38,8 @@ def parse_args():
     parser.add_argument('--images', type=int, default=16,
                         help='N of the memory comparison (N and 4N)')
     parser.add_argument('--repeats', type=int, default=3)
+    parser.add_argument('--size', default='320x240', metavar='WxH',
+                        help='content size of the CPU throughput')
     parser.add_argument('--memory-job', nargs=2, help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -104,9 +108,10 @@ def main():
           f'threads')
     print('| device | content | batch | images/s |')
     print('|---|---|---|---|')
+    size = tuple(int(v) for v in args.size.split('x'))
     for batch in (1, 8):
-        ips = throughput(model, 'cpu', (320, 240), batch, args.repeats)
-        print(f'| cpu | 320x240 | {batch} | {ips:.2f} |', flush=True)
+        ips = throughput(model, 'cpu', size, batch, args.repeats)
+        print(f'| cpu | {args.size} | {batch} | {ips:.2f} |', flush=True)
     if torch.cuda.is_available():
         gpu = make_demo_adain().cuda()
         name = torch.cuda.get_device_name()
