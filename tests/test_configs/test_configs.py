@@ -25,7 +25,9 @@ C_CONFIGS = [c for c in CONFIGS if re.search(r'-c[._]', osp.basename(c))
 # Configs that only test (no training set).
 TEST_ONLY = ('faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py',
              'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid.py',
-             'faster-rcnn_r50_fpn_1x_imagenet-vid.py')
+             'faster-rcnn_r50_fpn_1x_imagenet-vid.py',
+             # bench_coco_scale.py's
+             'faster-rcnn_r50_fpn_coco-scale.py', 'replay_coco-scale.py')
 
 
 @pytest.mark.parametrize('path', CONFIGS, ids=osp.basename)
