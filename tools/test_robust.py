@@ -127,6 +127,14 @@ def parse_args(argv=None):
         '(identical to K=1); results are saved after each pass (default: '
         '1)')
     parser.add_argument(
+        '--eval-overlap',
+        choices=['auto', 'on', 'off'],
+        default='auto',
+        help="score each pass's cells in another process while the next "
+        'pass runs (same numbers; the pass waits only when the one before '
+        'it is not scored yet). auto (default): on with at least 4 cores '
+        'and CocoMetric / FastCocoMetric with an ann_file')
+    parser.add_argument(
         '--skip-bad-images',
         action='store_true',
         help='skip unreadable images (recorded in the results) instead of '
@@ -213,6 +221,7 @@ def main():
             skip_bad_images=args.skip_bad_images,
             launcher=args.launcher,
             cells_per_pass=args.cells_per_pass,
+            eval_overlap=args.eval_overlap,
             corruption_device=args.corruption_device,
             clip_len=args.clip_len,
             clip_mode=args.clip_mode,

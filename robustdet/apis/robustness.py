@@ -129,6 +129,10 @@ class RobustnessJob:
         launcher (str): mmengine launcher.
         cells_per_pass (int): Cells evaluated together in one data pass
             (K >= 1); the numbers do not depend on it.
+        eval_overlap (str): ``'on'``: score each pass in another process
+            while the next pass runs; ``'off'``: in line; ``'auto'``: on
+            where it helps (:func:`robustdet.engine.runner.async_eval.
+            resolve_overlap`). The numbers do not depend on it.
         corruption_device (str, optional): Where backend ``'torch'``
             corrupts (``'cpu'``, ``'cuda'``, ``'cuda:N'``). Defaults to the
             model's device. Only for backend ``'torch'``.
@@ -164,6 +168,7 @@ class RobustnessJob:
     skip_bad_images: bool = False
     launcher: str = 'none'
     cells_per_pass: int = 1
+    eval_overlap: str = 'auto'
     corruption_device: Optional[str] = None
     clip_len: int = DEFAULT_VIDEO_CLIPS['clip_len']
     clip_mode: str = DEFAULT_VIDEO_CLIPS['clip_mode']

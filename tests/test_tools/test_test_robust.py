@@ -6,7 +6,6 @@ import json
 import os
 import os.path as osp
 import signal
-import subprocess
 import sys
 import time
 
@@ -16,7 +15,7 @@ import torch
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.evaluation import robustness_summary
 from tests.conftest import REPO
-from tests.tool_process import run_tool
+from tests.tool_process import ToolProcess, run_tool
 
 GRID = ['--corruptions', 'gaussian_noise', 'defocus_blur', 'fog',
         '--severities', '0', '1', '3']
@@ -85,14 +84,20 @@ def test_rerun_skips_finished_cells(single_run, demo_checkpoint):
     assert (work / RESULTS_FILE).read_bytes() == before
 
 
+@pytest.mark.parametrize('extra', [
+    (), ('--eval-overlap', 'on', '--cells-per-pass', '3')])
 def test_resume_after_kill_equals_uninterrupted(single_run, demo_checkpoint,
-                                                tmp_path):
+                                                tmp_path, extra):
+    """Killed mid-grid (``kill -9``, as the kernel's OOM killer does), a
+    run loses at most the cells in flight and resumes to the numbers of an
+    uninterrupted one. When it evaluates aside, its evaluation process ends
+    with it."""
     _, expected, _ = single_run
     config, ckpt = demo_checkpoint
     path = tmp_path / RESULTS_FILE
-    proc = subprocess.Popen(
-        _cmd(config, ckpt, tmp_path), cwd=REPO, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True)
+    # No dataloader workers: the tool's own process is the whole run.
+    proc = ToolProcess('tools/test_robust.py',
+                       _cmd(config, ckpt, tmp_path, *extra)[2:], cwd=REPO)
     deadline = time.time() + 300
     try:
         while time.time() < deadline:
@@ -100,17 +105,47 @@ def test_resume_after_kill_equals_uninterrupted(single_run, demo_checkpoint,
                 done = load_results(str(path))
                 if len(done['seconds']) >= 2:
                     break
-            assert proc.poll() is None, 'finished before it could be killed'
+            assert proc.process.is_alive(), 'finished before it was killed'
             time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGKILL)
+        children = _spawned_children(proc.pid)
+        assert bool(children) == bool(extra), children
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.process.join()
+        deadline = time.time() + 20
+        while time.time() < deadline and any(
+                osp.exists(f'/proc/{c}') for c in children):
+            time.sleep(0.1)
+        alive = [c for c in children if osp.exists(f'/proc/{c}')]
+        assert not alive, f'evaluation process {alive} outlived the run'
     finally:
-        proc.wait()
+        proc.kill()
     partial = load_results(str(path))
     assert 2 <= len(partial['seconds']) < NUM_CELLS
-    resumed = _run(config, ckpt, tmp_path)
+    resumed = _run(config, ckpt, tmp_path, *extra)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert 'resuming' in resumed.stdout + resumed.stderr
+    output = resumed.stdout + resumed.stderr
+    assert 'resuming' in output
+    if extra:
+        assert 'evaluating each pass in another process' in output
     assert _numbers(load_results(str(path))) == _numbers(expected)
+
+
+def _spawned_children(pid):
+    """Processes started by ``pid`` with multiprocessing's spawn."""
+    found = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat') as f:
+                ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+            with open(f'/proc/{entry}/cmdline', 'rb') as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if ppid == pid and b'spawn_main' in cmdline:
+            found.append(int(entry))
+    return found
 
 
 def test_shards_merge_to_single_run(single_run, demo_checkpoint, tmp_path):
@@ -304,6 +339,41 @@ def test_cells_per_pass_resume_mid_grid(single_run, demo_checkpoint,
     # Finished cells were not evaluated again.
     for key in done:
         assert results['seconds'][key] == partial['seconds'][key]
+
+
+def test_failed_overlapped_evaluation_is_one_line(demo_checkpoint, demo_dir,
+                                                  tmp_path):
+    """A cell whose evaluation fails in the evaluation process (here: a
+    label the dataset does not have) stops the run with one line naming
+    the cell; the cells before it are kept."""
+    import numpy as np
+
+    from robustdet.models import save_detections
+    config, _ = demo_checkpoint
+    val = osp.join(demo_dir, 'coco', 'val2017')
+    dets = {}
+    for i, name in enumerate(sorted(os.listdir(val))):
+        dets[name] = (np.array([[1, 1, 20, 20]], np.float32),
+                      np.array([0.9], np.float32),
+                      np.array([7 if i == 0 else 0]))
+    save_detections(str(tmp_path / 'dets.npz'), dets)
+    replay = tmp_path / 'replay.py'
+    replay.write_text(
+        f'_base_ = [{config!r}]\n'
+        'model = dict(_delete_=True, type="ReplayDetector", detections='
+        f'{str(tmp_path / "dets.npz")!r}, data_preprocessor=dict('
+        'type="DetDataPreprocessor", pad_size_divisor=32))\n')
+    ckpt = tmp_path / 'replay.pth'
+    torch.save(dict(state_dict={}, meta={}), ckpt)
+    proc = run_tool('tools/test_robust.py', replay, ckpt, '--work-dir',
+                    tmp_path / 'work', '--corruptions', 'brightness',
+                    '--severities', '0', '1', '--eval-overlap', 'on',
+                    cwd=REPO)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith('error: evaluation of cell clean failed: '
+                           'IndexError'), proc.stderr[-3000:]
+    assert 'Traceback' not in proc.stderr
 
 
 @pytest.mark.parametrize('value', ['0', '-2'])

@@ -31,6 +31,7 @@ from mmengine.runner.amp import autocast
 from ...corruptions.grid import Cell, cell_key
 from ...models import find_corrupting_preprocessor
 from ..hooks import ShowHook
+from .async_eval import EvaluationQueue, resolve_overlap
 from .base import BaseGridRunner, CellResult, real_metrics
 from .cell_datasets import DecodedOnce, pass_dataset
 from .grid_dataloader import build_grid_dataloader
@@ -94,6 +95,14 @@ class PassRunner(BaseGridRunner):
     pass (waiting for data, which its cells load together), so the cells of
     a pass add up to the pass's wall time.
 
+    With ``eval_overlap`` (the job's, resolved by
+    :func:`~robustdet.engine.runner.async_eval.resolve_overlap`), a pass's
+    cells are scored in another process while the next pass runs
+    (:class:`~robustdet.engine.runner.async_eval.EvaluationQueue`); the
+    numbers are the same, the pass's ``after_test_epoch`` gets no metrics
+    (they reach the log and ``record`` when ready), and a cell's seconds
+    include the wait for its metrics.
+
     Args:
         runner (Runner): The runner (model loaded).
         job (RobustnessJob): The job (seed, backend, channel order, clip
@@ -120,6 +129,10 @@ class PassRunner(BaseGridRunner):
                          record, show)
         self.fp16 = bool(test_cfg.get('fp16', False))
         self.device_corrupter = find_corrupting_preprocessor(runner.model)
+        self.overlap = resolve_overlap(
+            getattr(job, 'eval_overlap', 'off'), evaluator_cfg,
+            self.fresh_evaluators)
+        self.queue: Optional[EvaluationQueue] = None
 
     def run_passes(self, passes: List[List[Cell]]) -> None:
         """Evaluate the passes from one dataloader."""
@@ -138,6 +151,11 @@ class PassRunner(BaseGridRunner):
         evaluators = self._evaluators(max(len(p) for p in passes), meta)
         self.runner.visualizer.dataset_meta = meta
         batches = iter(loader)
+        if self.overlap:
+            self.queue = EvaluationQueue(evaluators)
+            self.runner.logger.info(
+                '[robustness] evaluating each pass in another process '
+                'while the next one runs (--eval-overlap)')
         try:
             for index, cells in enumerate(passes):
                 if self.fresh_evaluators and index:
@@ -145,7 +163,11 @@ class PassRunner(BaseGridRunner):
                 self._run_pass(index, cells, batches,
                                loader.batch_sampler.batches_per_pass,
                                loader.dataset.num_images, evaluators)
+            if self.queue is not None:
+                self._finish_evaluated(keep=0)
         finally:
+            if self.queue is not None:
+                self.queue.close()
             # The workers stop with the iterator (or, if persistent, with
             # the loader when this returns).
             del batches
@@ -195,6 +217,14 @@ class PassRunner(BaseGridRunner):
                 runner.call_hook('after_test_iter', batch_idx=b,
                                  data_batch=data, outputs=outputs)
                 busy[j] += time.perf_counter() - tick
+        if self.queue is not None:
+            runner.call_hook('after_test_epoch', metrics={})
+            runner.call_hook('after_test')
+            self.queue.submit(cells, evaluators, num_images,
+                              self._seconds(start, busy),
+                              [self.progress.predictions[c] for c in cells])
+            self._finish_evaluated()
+            return
         all_metrics = []
         for j in range(len(cells)):
             tick = time.perf_counter()
@@ -216,10 +246,25 @@ class PassRunner(BaseGridRunner):
             for key in epoch_metrics:
                 runner.message_hub.log_scalars.pop(f'test/{key}', None)
                 runner.message_hub.pop_info(f'test/{key}')
-        shared = max(time.perf_counter() - start - sum(busy), 0.0)
-        seconds = [t + shared / len(cells) for t in busy]
         self.done([
             CellResult(cell, real_metrics(m), s,
                        self.progress.predictions[cell])
-            for cell, m, s in zip(cells, all_metrics, seconds)
+            for cell, m, s in zip(cells, all_metrics,
+                                  self._seconds(start, busy))
         ])
+
+    @staticmethod
+    def _seconds(start: float, busy: List[float]) -> List[float]:
+        """Each cell's own time plus an equal share of the rest of the
+        pass so far."""
+        shared = max(time.perf_counter() - start - sum(busy), 0.0)
+        return [t + shared / len(busy) for t in busy]
+
+    def _finish_evaluated(self, keep: Optional[int] = None) -> None:
+        """Record the passes whose evaluation the queue waited for."""
+        for pending, all_metrics in self.queue.finished(keep):
+            self.done([
+                CellResult(cell, real_metrics(m), s, n)
+                for cell, m, s, n in zip(pending.cells, all_metrics,
+                                         pending.seconds, pending.extra)
+            ])
