@@ -42,6 +42,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from .errors import RobustDetError
+from .evaluator_cfg import metric_cfgs
 
 LAUNCHERS = ('none', 'pytorch', 'slurm', 'mpi')
 # Seconds a collective operation waits for the other ranks.
@@ -338,11 +339,7 @@ def prepare_runner_cfg(cfg: Any, launcher: str) -> None:
     if launcher == 'none':
         return
     for key in ('test_evaluator', 'val_evaluator'):
-        evaluator = cfg.get(key)
-        if isinstance(evaluator, dict) and 'metrics' in evaluator:
-            evaluator = evaluator['metrics']
-        for metric in (evaluator if isinstance(evaluator, list) else
-                       [evaluator]):
+        for metric in metric_cfgs(cfg.get(key)):
             if isinstance(metric, dict):
                 metric.setdefault('collect_device', 'gpu')
     if torch.cuda.is_available():

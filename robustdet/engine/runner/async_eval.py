@@ -39,6 +39,7 @@ from torch import Tensor
 
 from ...corruptions.grid import Cell, cell_key
 from ...utils.errors import RobustDetError
+from ...utils.evaluator_cfg import metric_cfgs, metric_type
 
 # Metrics whose compute_metrics depends only on their config, dataset_meta
 # and the results given (their ground truth comes from ann_file).
@@ -61,17 +62,10 @@ def overlap_supported(evaluator_cfg: Any) -> bool:
     Returns:
         bool: Whether :class:`EvaluationQueue` can take it.
     """
-    if isinstance(evaluator_cfg, dict) and 'metrics' in evaluator_cfg:
-        evaluator_cfg = evaluator_cfg['metrics']
-    metrics = evaluator_cfg if isinstance(evaluator_cfg,
-                                          (list, tuple)) else [evaluator_cfg]
-    for metric in metrics:
-        kind = metric.get('type')
-        name = kind if isinstance(kind, str) else getattr(kind, '__name__', '')
-        if name.split('.')[-1] not in SUPPORTED_METRICS or not metric.get(
-                'ann_file'):
-            return False
-    return True
+    metrics = metric_cfgs(evaluator_cfg)
+    return bool(metrics) and all(
+        metric_type(m) in SUPPORTED_METRICS and m.get('ann_file')
+        for m in metrics)
 
 
 def resolve_overlap(mode: str, evaluator_cfg: Any,

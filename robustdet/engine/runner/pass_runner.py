@@ -30,6 +30,7 @@ from mmengine.runner.amp import autocast
 
 from ...corruptions.grid import Cell, cell_key
 from ...models import find_corrupting_preprocessor
+from ...utils.evaluator_cfg import metric_cfgs, metric_type
 from ..hooks import ShowHook
 from .async_eval import EvaluationQueue, resolve_overlap
 from .base import BaseGridRunner, CellResult, real_metrics
@@ -55,14 +56,8 @@ def metrics_ignore_order(evaluator_cfg: Any) -> bool:
         bool: True for :data:`_ORDER_FREE_METRICS` (CocoMetric without
         ``'proposal_fast'``) only.
     """
-    if isinstance(evaluator_cfg, dict) and 'metrics' in evaluator_cfg:
-        evaluator_cfg = evaluator_cfg['metrics']
-    metrics = evaluator_cfg if isinstance(evaluator_cfg,
-                                          (list, tuple)) else [evaluator_cfg]
-    for metric in metrics:
-        kind = metric.get('type')
-        name = kind if isinstance(kind, str) else getattr(kind, '__name__', '')
-        if name.split('.')[-1] not in _ORDER_FREE_METRICS:
+    for metric in metric_cfgs(evaluator_cfg):
+        if metric_type(metric) not in _ORDER_FREE_METRICS:
             return False
         wanted = metric.get('metric', 'bbox')
         if 'proposal_fast' in ([wanted] if isinstance(wanted, str) else
