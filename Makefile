@@ -4,7 +4,7 @@ STAMP := .venv/.robustdet-installed
 DEMO_DIR := data/demo
 DEMO_WORK := work_dirs/demo
 
-.PHONY: install demo test test-held-back lint format clean-demo
+.PHONY: install demo test test-held-back lint format clean-demo fuzz
 
 install: $(STAMP)
 
@@ -21,13 +21,14 @@ format: $(STAMP)
 	$(PY) -m isort .
 	$(PY) -m ruff check --fix .
 
-# The suite (two pytest-xdist workers: the test machines have 2 cores),
+# The suite (two pytest-xdist workers: the test machines have 2 cores;
+# work stealing, and the slowest files first: tests/conftest.py),
 # then its CPU-sensitive tests (they train, resize or convolve) again with
 # the CPU held back a generation (AVX-512 to AVX2, AVX2 to SSE4.2) in
 # torch, numpy, OpenCV and numba: a result that depends on the CPU fails
 # on the machine that made it.
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS)
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 HELD_BACK := $(PY) tools/dev/held_back_cpu.py --
 
 test: lint
@@ -37,6 +38,13 @@ test: lint
 # The whole suite held back a generation (what an older CPU computes).
 test-held-back: $(STAMP)
 	$(HELD_BACK) $(PYTEST) tests
+
+# Fuzz the result-pickle loader for FUZZ_SECONDS (an hour by default);
+# the corpus stays in work_dirs/fuzz/corpus and seeds the next run, a
+# finding lands in work_dirs/fuzz/findings and stops the run.
+FUZZ_SECONDS ?= 3600
+fuzz: $(STAMP)
+	$(PY) tools/dev/fuzz_safe_pickle.py --seconds $(FUZZ_SECONDS) --work-dir work_dirs/fuzz
 
 demo: $(STAMP)
 	$(PY) demo/demo.py --data-dir $(DEMO_DIR) --work-dir $(DEMO_WORK)

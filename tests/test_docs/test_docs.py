@@ -218,6 +218,9 @@ def test_benchmark(demo_dir, demo_checkpoint, tmp_path, forked):
     # faster-coco-eval: every value of pycocotools'
     fce = load_results(str(runs / 'faster-coco-eval' / RESULTS_FILE))
     assert _cells(fce, {'3'}) == _cells(grid, {'3'})
+    # Scored beside inference: the same values
+    overlap = load_results(str(runs / 'overlap' / RESULTS_FILE))
+    assert _cells(overlap, {'3'}) == _cells(grid, {'3'})
     # -C copies under the same names
     written = sorted(os.listdir(runs / 'coco-c' / 'defocus_blur' / '3'))
     assert written == sorted(os.listdir(osp.join(demo_dir, 'coco',
@@ -554,9 +557,14 @@ def test_benchmarks(demo_dir, demo_checkpoint, tmp_path, forked):
         dict(CONFIG=config, VIDEO_CONFIG=configs['vid'], CKPT=ckpt,
              TEST_CKPT=ckpt, GRID='brightness', SIZE='32x48',
              LARGE_SIZE='48x64', COCO_IMAGES=10, ANCHORS=10, ROIS=100,
-             STYLIZE_IMAGES=1, STYLIZE_REPEATS=1, CLIP_FRAMES=8,
+             STYLIZE_IMAGES=1, STYLIZE_REPEATS=1, STYLIZE_SIZE='64x48',
+             CLIP_FRAMES=8,
              VIDEO_FRAMES=1, TORCH_DEVICE='cpu', DEMO_DIR=demo_dir,
-             RANDCORRUPT_IMAGES=8),
+             RANDCORRUPT_IMAGES=8, RANDCORRUPT_EPOCHS=1,
+             RANDCORRUPT_REPEATS=1, SCALE_IMAGES=2, SCALE_R50_IMAGES=0,
+             SCALE_R50_CONFIG='configs/benchmarks/faster-rcnn_r50_fpn'
+             '_coco-scale.py', SCALE_CORRUPTIONS='brightness',
+             SCALE_WORKERS=0),
         str(_scratch(tmp_path)), forked)
     out = {re.search(r'bench_\w+', r.block).group(0): r.output for r in ran}
     assert sorted(out) == sorted(
@@ -567,6 +575,18 @@ def test_benchmarks(demo_dir, demo_checkpoint, tmp_path, forked):
     assert 'largest ratio to gaussian_noise' in out['bench_corruptions']
     assert '--region objects on 32×48' in out['bench_corruptions']
     assert 'ratio with/without RandomCorrupt' in out['bench_random_corrupt']
+    scale = out['bench_coco_scale']
+    for words in ('| mmdet |', '| robustdet_fast |', '| model_only |',
+                  'robustdet defaults vs mmdet',
+                  'T = cells x max(5000 x d / C, 5000 / X, E) + E',
+                  'wrote coco_scale.json'):
+        assert words in scale, words
+    figures = json.loads(
+        (tmp_path / 'scratch' / 'coco_scale.json').read_text())
+    for key in ('harness_speedup_vs_mmdet', 'fast_vs_reference',
+                'eval_seconds_per_cell_5000', 'projected_hours_full_cococ'):
+        assert key in figures, key
+    assert figures['machine']['cores'] >= 1 and figures['cells'] == 6
     torch_out = out['bench_torch_corruptions']
     assert 'device cpu' in torch_out
     for name in ('gaussian_noise', 'brownish_noise', 'far_focus'):
@@ -577,7 +597,7 @@ def test_benchmarks(demo_dir, demo_checkpoint, tmp_path, forked):
         'bench_test_robust_vs_mmdet']
     assert 'outputs identical: True' in out['bench_roi_align']
     assert 'same cells and summary: yes' in out['bench_dist']
-    assert '| cpu | 320x240 | 8 |' in out['bench_stylize']
+    assert '| cpu | 64x48 | 8 |' in out['bench_stylize']
     assert 'peak RSS ratio' in out['bench_stylize']
     assert 'pm-k mAP50 k=0..10' in out['bench_pmk']
     assert '| translation | camera |' in out['bench_video']
@@ -609,10 +629,14 @@ def test_development(tmp_path, forked):
                    setup_block=None)
     make = next(r.stdout for r in ran if 'make lint' in r.block)
     for command in ('ruff check .', 'isort --check-only', 'isort .',
-                    'ruff check --fix', 'pytest -q -n 2 tests',
+                    'ruff check --fix',
+                    'pytest -q -n 2 --dist worksteal tests',
                     'held_back_cpu.py -- .venv/bin/python -m pytest -q -n '
-                    '2 -m cpu_sensitive tests'):
+                    '2 --dist worksteal -m cpu_sensitive tests'):
         assert command in make, command
+    fuzz = next(r.stdout for r in ran if 'make fuzz' in r.block)
+    assert ('tools/dev/fuzz_safe_pickle.py --seconds 3600 --work-dir '
+            'work_dirs/fuzz') in fuzz
     # Held back a generation: AVX-512 to AVX2, AVX2 to SSE4.2 (DEFAULT).
     held = next(r.stdout for r in ran if 'held_back_cpu' in r.block)
     plain = subprocess.run(
