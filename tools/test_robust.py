@@ -43,6 +43,8 @@ import os.path as osp
 from robustdet.corruptions import (BACKENDS, CHANNEL_ORDERS, DEFAULT_BACKEND,
                                    SELECTIONS, SEVERITIES, check_severity)
 from robustdet.corruptions.region import REGIONS, check_region
+from robustdet.engine.runner.async_eval import (AUTO_MIN_CORES, OVERLAP_MODES,
+                                                SUPPORTED_METRICS)
 from robustdet.utils.cli import (ArgumentParser, add_depth_args,
                                  add_runner_args, add_show_args,
                                  add_video_clip_args, check_file, cli_entry,
@@ -128,12 +130,13 @@ def parse_args(argv=None):
         '1)')
     parser.add_argument(
         '--eval-overlap',
-        choices=['auto', 'on', 'off'],
+        choices=list(OVERLAP_MODES),
         default='auto',
         help="score each pass's cells in another process while the next "
         'pass runs (same numbers; the pass waits only when the one before '
-        'it is not scored yet). auto (default): on with at least 4 cores '
-        'and CocoMetric / FastCocoMetric with an ann_file')
+        'it is not scored yet). auto (default): on with at least '
+        f'{AUTO_MIN_CORES} cores and {" / ".join(SUPPORTED_METRICS)} with '
+        'an ann_file')
     parser.add_argument(
         '--skip-bad-images',
         action='store_true',

@@ -141,7 +141,6 @@ def test_report_of_measured_runs(bench, capsys):
         startup=dict(wall=8.0, cpu=9.0),
         eval_per_cell_quick={'pycocotools': dict(wall=0.5, cpu=0.5),
                              'faster-coco-eval': dict(wall=0.1, cpu=0.1)},
-        eval_seconds_per_cell_5000={},
         r50=dict(images=4, cells=3, runs={
             k: dict(wall=v['wall'] * 3, cpu=v['cpu']) for k, v in
             runs.items()}),
@@ -161,3 +160,13 @@ def test_report_of_measured_runs(bench, capsys):
         pytest.approx(2 * (5000 * 3.0 / 2 + 50.0))
     assert results['harness_speedup_vs_mmdet']['measured'] == 3.0
     assert results['fast_vs_reference'] == 12.0
+    # On the 16-core host each tool as it runs by default: mmdet's script
+    # in line only, robustdet's evaluation beside the model (auto).
+    projected = results['projected_seconds_full_cococ']
+    assert projected['mmdet']['host_overlapped'] is None
+    assert '| mmdet | 10.5000 |' in out and '- (in line only) |' in out
+    hours = results['projected_hours_full_cococ']
+    assert hours['mmdet'] == pytest.approx(projected['mmdet']['host'] / 3600)
+    assert hours['robustdet'] == pytest.approx(
+        projected['robustdet']['host_overlapped'] / 3600)
+    assert hours['robustdet'] < hours['mmdet']
