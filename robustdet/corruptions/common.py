@@ -309,24 +309,11 @@ def plasma_fractal(rng: np.random.RandomState, mapsize: int,
     step = mapsize
     wibble = 100.0
     while step >= 2:
-        half = step // 2
-        corners = grid[0::step, 0::step]
-        # Centres of the squares: mean of their four corners plus noise.
-        acc = corners + np.roll(corners, -1, axis=0)
-        acc += np.roll(acc, -1, axis=1)
-        grid[half::step, half::step] = acc / 4 + wibble * rng.uniform(
-            -wibble, wibble, acc.shape)
-        # Diamond points: mean of their four neighbours plus noise.
-        centres = grid[half::step, half::step]
-        corners = grid[0::step, 0::step]
-        total = (centres + np.roll(centres, 1, axis=0)) + (
-            corners + np.roll(corners, -1, axis=1))
-        grid[0::step, half::step] = total / 4 + wibble * rng.uniform(
-            -wibble, wibble, total.shape)
-        total = (centres + np.roll(centres, 1, axis=1)) + (
-            corners + np.roll(corners, -1, axis=0))
-        grid[half::step, 0::step] = total / 4 + wibble * rng.uniform(
-            -wibble, wibble, total.shape)
+        # One call per level: the draws the reference makes in three
+        # calls of uniform(-wibble, wibble), in the same order.
+        n = mapsize // step
+        kernels.plasma_level(grid, step, wibble,
+                             rng.random_sample(3 * n * n))
         step //= 2
         wibble /= wibbledecay
     grid -= grid.min()

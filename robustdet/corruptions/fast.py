@@ -86,14 +86,16 @@ def _to_uint8(x: np.ndarray) -> np.ndarray:
 
 
 def _sample(img: np.ndarray, tables, seed: int) -> np.ndarray:
-    uniform = np.random.default_rng(seed).random(img.size)
+    # The 64-bit draws behind default_rng(seed).random(img.size), read
+    # bit-exactly by the kernel.
+    raw = np.random.default_rng(seed).bit_generator.random_raw(img.size)
     out = np.empty(img.size, np.uint8)
     levels = img.reshape(-1)
     if not levels.flags.writeable:
         # The kernel's signature is for writeable arrays; a read-only
         # image (np.frombuffer, a memmap) is read through a copy.
         levels = levels.copy()
-    kernels.sample_levels(levels, uniform, *tables, out)
+    kernels.sample_levels(levels, raw, *tables, out)
     return out.reshape(img.shape)
 
 
@@ -166,8 +168,21 @@ NOISE_TABLES = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _sampler_tables(tables, c) -> Tuple[np.ndarray, ...]:
+    """``(upper, prob, alias)`` of :func:`kernels.sample_levels`: the top
+    32 bits of the 46-bit thresholds ``ceil(prob * 2**45)`` beside the
+    alias tables ``tables(c)``."""
+    prob, alias = tables(c)
+    bound = np.ceil(prob * 2.0**45).astype(np.uint64) >> np.uint64(13)
+    # prob = 1 gives 2**32: the largest uint32 instead, a tie resolved by
+    # the exact comparison.
+    upper = np.minimum(bound, np.uint64(2**32 - 1)).astype(np.uint32)
+    return upper, prob, alias
+
+
 def _noise(tables, img, c, seed):
-    return _sample(img, tables(c), seed)
+    return _sample(img, _sampler_tables(tables, c), seed)
 
 
 for _name, _tables in NOISE_TABLES.items():
@@ -480,11 +495,19 @@ def pixelate(img, c, seed):
     return np.asarray(pil.resize((w, h), Image.NEAREST))
 
 
+# OpenCV 4.10 and later decode to RGB directly.
+_IMREAD_RGB = getattr(cv2, 'IMREAD_COLOR_RGB', None)
+
+
 @_register
 def jpeg_compression(img, c, seed):
-    # The codec is the measurement: Pillow's libjpeg-turbo, as in the
-    # reference. (OpenCV's bundled libjpeg-turbo gives the same bits but was
-    # not faster.) An RGB image decodes to RGB: no conversion.
+    # The codec is the measurement: Pillow's libjpeg-turbo encoder, as in
+    # the reference. OpenCV's bundled libjpeg-turbo decodes those bytes to
+    # Pillow's pixels (the fidelity tests compare with the reference) and
+    # straight into an array: 0.4 ms of 3.7 saved at 480×640.
     buffer = io.BytesIO()
     Image.fromarray(img).save(buffer, 'JPEG', quality=c)
-    return np.asarray(Image.open(buffer))
+    if _IMREAD_RGB is None:
+        return np.asarray(Image.open(buffer))
+    return cv2.imdecode(np.frombuffer(buffer.getbuffer(), np.uint8),
+                        _IMREAD_RGB)

@@ -130,24 +130,85 @@ def build_alias(pmf, prob, alias):  # pragma: no cover
             prob[v, small[i]] = 1.0
 
 
-@njit('void(uint8[::1], float64[::1], float64[:, ::1], uint8[:, ::1], '
-      'uint8[::1])', **_OPTS)
-def sample_levels(levels, uniform, prob, alias, out):  # pragma: no cover
+@njit('void(uint8[::1], uint64[::1], uint32[:, ::1], float64[:, ::1], '
+      'uint8[:, ::1], uint8[::1])', **_OPTS)
+def sample_levels(levels, raw, upper, prob, alias, out):  # pragma: no cover
     """Draw each output level from the alias tables of its input level.
 
-    One uniform number per value: its integer part (×256) picks a column,
-    its fraction decides between the column and its alias.
+    One 64-bit draw per value, read as numpy's ``Generator.random()``
+    reads it: ``u = (raw >> 11) / 2**53``. The integer part of ``256 u``
+    (the draw's top 8 bits) picks a column; its fraction ``m / 2**45``
+    (the next 45 bits) keeps the column when ``m / 2**45 < prob``, that
+    is when ``m < ceil(prob * 2**45)``. ``upper`` holds the top 32 of
+    those 46-bit thresholds, a quarter of ``prob``'s bytes, so the tables
+    stay in cache; the float64 ``prob`` is read only when the top bits
+    tie (2**-32 of the draws), which keeps the comparison exact.
     """
-    n = prob.shape[1]
+    fraction_bits = np.uint64(45)
+    mask = np.uint64((1 << 45) - 1)
+    drop = np.uint64(13)  # 45 + 1 - 32: the bits ``upper`` leaves out
+    scale = 2.0**-45
     for i in range(levels.shape[0]):
         v = levels[i]
-        t = uniform[i] * n
-        j = min(np.int64(t), n - 1)
-        col = np.uint64(j)  # unsigned: no negative-index wrap-around
-        # Branch-free select: the comparison is a coin flip per value.
-        keep = np.int64(t - j < prob[v, col])
+        x = raw[i] >> np.uint64(11)
+        col = x >> fraction_bits
+        m = x & mask
+        top = np.uint32(m >> drop)
+        bound = upper[v, col]
+        if top != bound:
+            keep = np.int64(top < bound)
+        else:
+            keep = np.int64(np.float64(m) * scale < prob[v, col])
         other = np.int64(alias[v, col])
-        out[i] = other + keep * (j - other)
+        # Branch-free select: the comparison is a coin flip per value.
+        out[i] = other + keep * (np.int64(col) - other)
+
+
+@njit('void(float32[:, ::1], int64, float64, float64[::1])', **_OPTS)
+def plasma_level(grid, step, wibble, uniform):  # pragma: no cover
+    """One diamond-square level of :func:`.common.plasma_fractal`.
+
+    ``uniform`` holds the level's ``3 n²`` draws of ``random_sample`` in
+    the reference's order (centres, then the diamonds on the corners'
+    rows, then those on their columns; row-major, ``n = side / step``),
+    turned into ``uniform(-wibble, wibble)`` as numpy does
+    (``low + (high - low) * u``). Every value is computed as the
+    reference's numpy expression computes it: the neighbour sums in
+    float32 in its order, ``/ 4`` in float32, the noise in float64, the
+    sum rounded to the float32 grid.
+    """
+    n = grid.shape[0] // step
+    half = step // 2
+    low = -wibble
+    span = wibble - low
+    four = np.float32(4)
+    for i in range(n):
+        i1 = (i + 1) % n
+        for j in range(n):
+            j1 = (j + 1) % n
+            acc = (grid[i * step, j * step] + grid[i1 * step, j * step]) + (
+                grid[i * step, j1 * step] + grid[i1 * step, j1 * step])
+            noise = wibble * (low + span * uniform[i * n + j])
+            grid[half + i * step, half + j * step] = np.float32(
+                np.float64(acc / four) + noise)
+    for i in range(n):
+        i0 = (i - 1) % n
+        i1 = (i + 1) % n
+        for j in range(n):
+            j0 = (j - 1) % n
+            j1 = (j + 1) % n
+            centre = grid[half + i * step, half + j * step]
+            corner = grid[i * step, j * step]
+            total = (centre + grid[half + i0 * step, half + j * step]) + (
+                corner + grid[i * step, j1 * step])
+            noise = wibble * (low + span * uniform[(n + i) * n + j])
+            grid[i * step, half + j * step] = np.float32(
+                np.float64(total / four) + noise)
+            total = (centre + grid[half + i * step, half + j0 * step]) + (
+                corner + grid[i1 * step, j * step])
+            noise = wibble * (low + span * uniform[(2 * n + i) * n + j])
+            grid[half + i * step, j * step] = np.float32(
+                np.float64(total / four) + noise)
 
 
 @njit('int64(int64, int64)', **_OPTS)

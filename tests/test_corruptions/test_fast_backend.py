@@ -161,6 +161,38 @@ def test_noise_is_seeded_and_per_level():
         assert not corrupt(black, name, 5, backend='fast').any()
 
 
+def test_sampler_reads_the_draws_as_generator_random():
+    # The kernel compares integers where the definition compares floats:
+    # keep the column when frac(256 u) < prob, u = Generator.random().
+    # Draws whose top 32 fraction bits tie with a threshold's take the
+    # exact path (2**-32 of random draws), so they are built here.
+    from robustdet.corruptions import fast, kernels
+    prob, alias = fast._gaussian_noise_tables(0.18)
+    prob = prob.copy()
+    prob[1, :4] = (0.0, 1.0, 0.5, 2.0**-45 * 12345)
+    upper, prob, alias = fast._sampler_tables.__wrapped__(
+        lambda c: (prob, alias), None)
+    rng = np.random.default_rng(3)
+    levels = rng.integers(0, 256, 4000).astype(np.uint8)
+    raw = rng.bit_generator.random_raw(4000)
+    # Ties: the draw's 45 fraction bits at a threshold and one below it.
+    for i, (v, col) in enumerate([(1, 1), (1, 2), (1, 3), (7, 9), (200, 255)]):
+        bound = int(np.ceil(prob[v, col] * 2.0**45))
+        for k, m in enumerate((bound, bound - 1)):
+            m = min(max(m, 0), 2**45 - 1)
+            levels[2 * i + k] = v
+            raw[2 * i + k] = np.uint64(((col << 45) | m) << 11)
+    out = np.empty(4000, np.uint8)
+    kernels.sample_levels(levels, raw, upper, prob, alias, out)
+    t = (raw >> np.uint64(11)).astype(np.float64) * 2.0**-53 * 256
+    col = np.minimum(t.astype(np.int64), 255)
+    keep = t - col < prob[levels, col]
+    assert np.array_equal(out, np.where(keep, col, alias[levels, col]))
+    # prob 1/2 and 12345 / 2**45: at the threshold dropped, below kept.
+    assert keep[2:6].tolist() == [False, True, False, True]
+    assert keep[:2].all()  # prob 1: always kept
+
+
 @pytest.mark.cpu_sensitive
 def test_glass_blur_shuffle_is_the_reference_one():
     # Same shuffle, not just the same statistics: a single bright pixel
