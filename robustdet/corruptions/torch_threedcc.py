@@ -22,23 +22,19 @@ them. What matches the numpy core :func:`.threedcc.corrupt_3dcc`:
   and binary search alike. Drawing on the CPU costs about 3 ms per
   million values, which keeps the pixels the core's rather than only
   its distribution.
-* near_focus and far_focus: the core's pixels, exactly, with this
-  OpenCV (5.0). The normalised depth and its quantiles repeat numpy's
-  ``percentile`` / ``quantile`` (linear interpolation, in numpy's
-  precision and order) on device-sorted depths, so the layers and
-  weights are the core's to the bit. The blurs repeat OpenCV's uint8
-  paths in integer arithmetic: ``GaussianBlur``'s bit-exact fixed-point
-  filter (the kernel of ``getGaussianKernel``, quantised to 8 fraction
-  bits by OpenCV's error diffusion; replicated border), and, for kernels
-  wider than 31 taps, the ``INTER_AREA`` shrink (OpenCV's area tables in
-  float32, or its integer path for whole factors) and the
-  ``INTER_LINEAR`` enlargement (11-bit coefficients, OpenCV's
-  vectorised rounding, border rows keeping their fraction as this
-  OpenCV does). ``blendLinear`` is repeated in float32. Measured: the
-  same pixels on CPU torch and on CUDA (H200). Another OpenCV version
-  (or CPU) whose resize rounds otherwise moves the wide blurs by a grey
-  level, as it moves the core. Divisors are device tensors: CUDA
-  divides by a CPU scalar as a multiplication by its reciprocal.
+* near_focus and far_focus: the core's pixels, within a grey level.
+  The normalised depth and its quantiles repeat numpy's ``percentile`` /
+  ``quantile`` (linear interpolation, in numpy's precision and order) on
+  device-sorted depths, so the layers and weights are the core's to the
+  bit. Kernels up to 31 taps repeat OpenCV's ``GaussianBlur`` uint8 path
+  in integer arithmetic (the kernel of ``getGaussianKernel``, quantised
+  to 8 fraction bits by OpenCV's error diffusion; replicated border):
+  the core's pixels exactly, with this OpenCV (5.0). Wider kernels are
+  the core's float32 FFT filter with torch's FFT, which rounds
+  differently: a value within about 1e-4 of a half grey level may round
+  the other way. ``blendLinear`` is repeated in float32. Divisors are
+  device tensors: CUDA divides by a CPU scalar as a multiplication by
+  its reciprocal.
 
 Per image: the parameters and tables differ per image (low_light's
 stretch, the depth quantiles), so those loop over the batch; each step
@@ -46,7 +42,7 @@ is a whole-image tensor operation.
 """
 import functools
 import math
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -61,7 +57,6 @@ __all__ = ['FUNCS']
 
 _GUIDE_BITS = threedcc._GUIDE_BITS
 _LEVELS = threedcc._LEVELS
-_RESIZE_BITS = 11  # OpenCV's INTER_RESIZE_COEF_BITS
 
 # ----------------------------------------------------------- depth-free
 
@@ -274,98 +269,6 @@ def _cv_gaussian(img: torch.Tensor, taps_x: int, std_x: float, taps_y: int,
     return ((acc + (1 << 15)) >> 16).clamp_(0, 255).to(torch.uint8)
 
 
-@functools.lru_cache(maxsize=64)
-def _area_taps(ssize: int, dsize: int) -> Tuple[np.ndarray, np.ndarray]:
-    """OpenCV's ``computeResizeAreaTab``, as ``(source, alpha)`` arrays of
-    shape taps×dsize in OpenCV's order (zero alphas pad)."""
-    scale = ssize / dsize
-    per: List[List[Tuple[int, np.float32]]] = []
-    for dx in range(dsize):
-        fsx1 = dx * scale
-        fsx2 = fsx1 + scale
-        cell = min(scale, ssize - fsx1)
-        sx1, sx2 = math.ceil(fsx1), math.floor(fsx2)
-        sx2 = min(sx2, ssize - 1)
-        sx1 = min(sx1, sx2)
-        taps = []
-        if sx1 - fsx1 > 1e-3:
-            taps.append((sx1 - 1, np.float32((sx1 - fsx1) / cell)))
-        for sx in range(sx1, sx2):
-            taps.append((sx, np.float32(1.0 / cell)))
-        if fsx2 - sx2 > 1e-3:
-            taps.append(
-                (sx2, np.float32(min(min(fsx2 - sx2, 1.), cell) / cell)))
-        per.append(taps)
-    count = max(len(t) for t in per)
-    source = np.zeros((count, dsize), np.int64)
-    alpha = np.zeros((count, dsize), np.float32)
-    for d, taps in enumerate(per):
-        for k, (s, a) in enumerate(taps):
-            source[k, d], alpha[k, d] = s, a
-    return source, alpha
-
-
-def _resize_area(img: torch.Tensor, dw: int, dh: int) -> torch.Tensor:
-    """``cv2.resize(..., INTER_AREA)`` (shrinking) of C×H×W uint8."""
-    c, h, w = img.shape
-    scale_x, scale_y = 1.0 / (dw / w), 1.0 / (dh / h)
-    fx, fy = round(scale_x), round(scale_y)
-    if abs(scale_x - fx) < 2.220446049250313e-16 and \
-            abs(scale_y - fy) < 2.220446049250313e-16:
-        # OpenCV's integer path for whole factors (is_area_fast).
-        total = img.int().view(c, dh, fy, dw, fx).sum(dim=(2, 4))
-        if fx == 2 and fy == 2:
-            return ((total + 2) >> 2).to(torch.uint8)
-        scale = np.float32(1.0 / (fx * fy))
-        return torch.round(total.float() * scale).clamp_(0, 255).to(
-            torch.uint8)
-    # The general path: float32 sums in OpenCV's order, rounded.
-    xs, xa = _area_taps(w, dw)
-    ys, ya = _area_taps(h, dh)
-    f = img.float()
-    rows = None
-    for k in range(len(xs)):
-        term = f[..., on_device(xs[k], img)] * on_device(xa[k], img)
-        rows = term if rows is None else rows + term
-    out = None
-    for k in range(len(ys)):
-        term = rows.index_select(1, on_device(ys[k], img)) * on_device(
-            ya[k], img)[:, None]
-        out = term if out is None else out + term
-    return torch.round(out).clamp_(0, 255).to(torch.uint8)
-
-
-@functools.lru_cache(maxsize=64)
-def _linear_taps(ssize: int, dsize: int):
-    """OpenCV's INTER_LINEAR taps along one axis: the two source indices
-    (clamped to the image) and their 11-bit weights. As this OpenCV
-    does, a border output keeps the fraction of its (clamped) taps."""
-    scale = ssize / dsize
-    f = ((np.arange(dsize) + 0.5) * scale - 0.5).astype(np.float32)
-    s = np.floor(f).astype(np.int64)
-    f = f - s.astype(np.float32)
-    one = np.float32(1 << _RESIZE_BITS)
-    c0 = np.rint((np.float32(1) - f) * one).astype(np.int64)
-    c1 = np.rint(f * one).astype(np.int64)
-    return (np.clip(s, 0, ssize - 1), np.clip(s + 1, 0, ssize - 1), c0, c1)
-
-
-def _resize_linear(img: torch.Tensor, dw: int, dh: int) -> torch.Tensor:
-    """``cv2.resize(..., INTER_LINEAR)`` (enlarging) of C×H×W uint8.
-
-    Rows: integer sums with 11-bit weights. Columns: OpenCV's vectorised
-    rounding, ``((b0 (S0 >> 4)) >> 16 + (b1 (S1 >> 4)) >> 16 + 2) >> 2``.
-    """
-    h, w = img.shape[-2:]
-    a0, a1, c0, c1 = (on_device(t, img) for t in _linear_taps(w, dw))
-    b0, b1, d0, d1 = (on_device(t, img) for t in _linear_taps(h, dh))
-    s = img.long()
-    rows = s[..., a0] * c0 + s[..., a1] * c1
-    top = ((rows.index_select(1, b0) >> 4) * d0[:, None]) >> 16
-    bottom = ((rows.index_select(1, b1) >> 4) * d1[:, None]) >> 16
-    return ((top + bottom + 2) >> 2).clamp_(0, 255).to(torch.uint8)
-
-
 def _blur(img: torch.Tensor, std: float) -> torch.Tensor:
     """The core's ``_gaussian_blur`` of a C×H×W uint8 tensor."""
     taps = threedcc._odd_taps(std)
@@ -373,14 +276,24 @@ def _blur(img: torch.Tensor, std: float) -> torch.Tensor:
         return img
     if taps <= threedcc._MAX_DIRECT_KSIZE:
         return _cv_gaussian(img, taps, std, taps, std)
-    h, w = img.shape[-2:]
-    factor = 2**math.ceil(math.log2(taps / threedcc._MAX_DIRECT_KSIZE))
-    small_w, small_h = max(1, round(w / factor)), max(1, round(h / factor))
-    small = _resize_area(img, small_w, small_h)
-    std_x, std_y = std * small_w / w, std * small_h / h
-    small = _cv_gaussian(small, threedcc._odd_taps(std_x), std_x,
-                         threedcc._odd_taps(std_y), std_y)
-    return _resize_linear(small, w, h)
+    x = _fft_filter_lines(img.float(), std, taps)
+    x = _fft_filter_lines(x.transpose(-1, -2), std, taps).transpose(-1, -2)
+    return torch.round(x).clamp_(0, 255).to(torch.uint8)
+
+
+def _fft_filter_lines(x: torch.Tensor, std: float,
+                      taps: int) -> torch.Tensor:
+    """The core's ``_fft_filter_lines``: the last axis correlated with the
+    source's truncated Gaussian, replicated border, by float32 FFT."""
+    size = x.shape[-1]
+    r = taps // 2
+    padded = x.index_select(
+        -1, border_index(size, r, r, 'replicate', x.device))
+    n = threedcc._fft_length(size, taps)
+    spectrum = torch.fft.rfft(padded, n=n, dim=-1)
+    spectrum *= on_device(threedcc._kernel_spectrum(size, taps, std), x)
+    out = torch.fft.irfft(spectrum, n=n, dim=-1)
+    return out[..., taps - 1:taps - 1 + size]
 
 
 def _refocus(img: torch.Tensor, dn: torch.Tensor, aperture: float,

@@ -9,7 +9,9 @@ create_3dcc/create_dof.py (near_focus, far_focus).
 import cv2
 import numpy as np
 import pytest
+from scipy import ndimage
 
+from robustdet.corruptions import threedcc
 from robustdet.corruptions.threedcc import (DEPTH_FREE, FAR_PERCENTILE,
                                             NEEDS_DEPTH, THREEDCC_NAMES,
                                             THREEDCC_PARAMS,
@@ -357,6 +359,62 @@ def test_focus_blur_scales_with_image_size():
     err = np.abs(big_down[region].astype(float) - small[region]).mean()
     blur = np.abs(small_img[region].astype(float) - small[region]).mean()
     assert err < 0.05 * blur
+
+
+def _exact_blur(img, std):
+    """The source's blur in float64, directly: the truncated kernel of
+    ``int(3 std)`` taps made odd, replicated border, rounded."""
+    taps = threedcc._odd_taps(std)
+    if std < 0.1 or taps == 1:
+        return img
+    k = cv2.getGaussianKernel(taps, std, cv2.CV_64F).ravel()
+    x = ndimage.correlate1d(img.astype(np.float64), k, axis=1, mode='nearest')
+    x = ndimage.correlate1d(x, k, axis=0, mode='nearest')
+    return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+
+def _exact_focus(monkeypatch, img, name, severity, depth):
+    """The layered focus blur with every layer blurred exactly."""
+    with monkeypatch.context() as m:
+        m.setattr(threedcc, '_gaussian_blur', _exact_blur)
+        return corrupt_3dcc(img, name, severity, 0, depth)
+
+
+# The scenes of the issue: a 2-60 m ramp (far at the top) on a photo, and
+# the street of the torch tests; at 128×160 every far_focus severity has
+# layers wider than 31 taps (up to 435), at 480×640 up to 1441.
+@pytest.mark.parametrize('size', [(128, 160), (480, 640)])
+@pytest.mark.parametrize('name', ['near_focus', 'far_focus'])
+def test_focus_within_two_grey_levels_of_exact(monkeypatch, size, name):
+    h, w = size
+    img = natural_image(h, w, seed=5)
+    ramp = np.linspace(60, 2, h, dtype=np.float32)[:, None].repeat(w, 1)
+    severities = SEVERITIES if h < 200 else (1, 3, 5)
+    for depth in (ramp, street_depth(h, w)):
+        for severity in severities:
+            out = corrupt_3dcc(img, name, severity, 0, depth)
+            exact = _exact_focus(monkeypatch, img, name, severity, depth)
+            diff = np.abs(out.astype(np.int16) - exact)
+            assert diff.max() <= 2, (name, severity, size, diff.max())
+            # Fixed-point narrow kernels and float32 FFTs: nearly exact.
+            assert diff.mean() < 0.05
+
+
+def test_wide_blur_is_the_truncated_gaussian():
+    # Wider than 31 taps: the FFT filter before rounding is the float64
+    # direct sum to 1e-3 grey levels, borders included.
+    img = natural_image(40, 300, seed=2)
+    for std in (10.7, 60.0, 40.0 * 3):
+        taps = threedcc._odd_taps(std)
+        assert taps > threedcc._MAX_DIRECT_KSIZE
+        x = np.ascontiguousarray(img.transpose(2, 0, 1), np.float32)
+        x = threedcc._fft_filter_lines(x, std, taps)
+        k = cv2.getGaussianKernel(taps, std, cv2.CV_64F).ravel()
+        want = ndimage.correlate1d(img.astype(np.float64), k, axis=1,
+                                   mode='nearest')
+        assert np.abs(x.transpose(1, 2, 0) - want).max() < 1e-3
+        got = threedcc._gaussian_blur(img, std)
+        assert np.abs(got.astype(np.int16) - _exact_blur(img, std)).max() <= 1
 
 
 # ---------------------------------------------------------------------------

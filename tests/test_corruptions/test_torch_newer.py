@@ -8,11 +8,15 @@ unknown sky, one NaN and one zero), two images per batch with their own
 seeds. Bounds on ``|torch - core|`` in grey levels:
 
 * ``EXACT``: 0. Integer pipelines or the core's own random numbers and
-  tables (checkerboard_cutout, color_quant, low_light, iso_noise; the
-  two focus blurs repeat OpenCV's fixed-point Gaussian, area and linear
-  resizes and blendLinear; perlin_noise and blue_noise_sample measured 0
-  as well, but go through float32 sums of products and an FFT, so they
-  get the float bound below).
+  tables (checkerboard_cutout, color_quant, low_light, iso_noise;
+  perlin_noise and blue_noise_sample measured 0 as well, but go through
+  float32 sums of products and an FFT, so they get the float bound
+  below).
+* ``FOCUS``: at most 1. The two focus blurs repeat OpenCV's fixed-point
+  Gaussian and blendLinear exactly, and the core's float32 FFT filter
+  for wider kernels with torch's FFT, whose last bits may round a value
+  the other way. Both are also held within 2 grey levels of the exact
+  layered Gaussian (float64, direct), at 128×160.
 * every other: at most 1 grey level on all but 1e-3 of the values, and
   a mean below 0.01. The same float32 / float64 steps in the same order,
   so only the last bits of ``sin``, ``cos``, ``atan2``, ``pow``,
@@ -27,6 +31,7 @@ Nothing matches only in distribution: every random number is drawn on
 the CPU from the core's stream. Batch independence: each image of a batch
 equals the same image corrupted alone (same seed).
 """
+import cv2
 import numpy as np
 import pytest
 import torch
@@ -38,9 +43,10 @@ from robustdet.corruptions.threedcc import (NEEDS_DEPTH, THREEDCC_NAMES,
 from robustdet.utils.errors import RobustDetError
 
 FUNCS = {**torch_cbar.FUNCS, **torch_threedcc.FUNCS}
-EXACT = ('checkerboard_cutout', 'color_quant', 'low_light', 'iso_noise',
-         'near_focus', 'far_focus')
+EXACT = ('checkerboard_cutout', 'color_quant', 'low_light', 'iso_noise')
+FOCUS = ('near_focus', 'far_focus')
 SIZES = ((48, 80), (56, 72))
+SEVERITIES = (1, 2, 3, 4, 5)
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -115,9 +121,40 @@ def test_matches_core(name):
                 where = (name, severity, h, w)
                 if name in EXACT:
                     assert diff.max() == 0, where
+                elif name in FOCUS:
+                    assert diff.max() <= 1, where
                 else:
                     assert (diff > 1).mean() <= 1e-3, where
                     assert diff.mean() < 0.01, where
+
+
+@pytest.mark.parametrize('name', FOCUS)
+def test_focus_within_two_grey_levels_of_exact(name):
+    # Every layer blurred by the source's truncated Gaussian in float64,
+    # directly: the torch port is held to the definition, not only to its
+    # numpy twin. At 128×160 on this street, far_focus has layers of up
+    # to 435 taps.
+    from scipy import ndimage
+
+    from robustdet.corruptions import threedcc
+
+    def exact_blur(img, std):
+        taps = threedcc._odd_taps(std)
+        if std < 0.1 or taps == 1:
+            return img
+        k = cv2.getGaussianKernel(taps, std, cv2.CV_64F).ravel()
+        x = ndimage.correlate1d(img.astype(float), k, axis=1, mode='nearest')
+        x = ndimage.correlate1d(x, k, axis=0, mode='nearest')
+        return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+    img, depth = photo(128, 160, 4), street_depth(128, 160, 4)
+    x, d = _batch([img], [depth])
+    for severity in SEVERITIES:
+        out = _to_hwc(FUNCS[name](x, severity, [0], d))[0]
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(threedcc, '_gaussian_blur', exact_blur)
+            exact = corrupt_3dcc(img, name, severity, 0, depth=depth)
+        assert np.abs(out.astype(np.int16) - exact).max() <= 2, severity
 
 
 @pytest.mark.cpu_sensitive
