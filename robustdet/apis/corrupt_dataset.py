@@ -25,8 +25,8 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from ..corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
-                           get_corruption)
+from ..corruptions import (DEFAULT_BACKEND, DEFAULT_CALIBRATION,
+                           check_severity, corrupt, get_corruption)
 from ..corruptions.region import blend_region, check_region, region_weight
 from ..datasets.depth import DepthSource
 from ..utils.errors import RobustDetError
@@ -176,14 +176,17 @@ def corrupt_file(src_dir: str,
     if region != 'all':
         weight = region_weight(rgb.shape[0], rgb.shape[1], instances or [])
     depth_map = None
+    calibration = DEFAULT_CALIBRATION
     if depth is not None and any(get_corruption(n).needs_depth
                                  for n, _, _ in jobs):
-        depth_map = DepthSource.from_cfg(depth).load(
-            osp.join(src_dir, rel), identity_root)
+        source = DepthSource.from_cfg(depth)
+        calibration = source.calibration
+        depth_map = source.load(osp.join(src_dir, rel), identity_root)
     for name, sev, out in jobs:
         img = corrupt(rgb, name, sev, seed=derive_seed(
             seed, identity, name, sev), backend=backend,
-                      channel_order=channel_order, depth=depth_map)
+                      channel_order=channel_order, depth=depth_map,
+                      depth_calibration=calibration)
         if weight is not None:
             img = blend_region(rgb, img, weight, region)
         ext = osp.splitext(out)[1].lower()

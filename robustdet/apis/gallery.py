@@ -22,8 +22,9 @@ import cv2
 import numpy as np
 from mmdet.registry import DATASETS
 
-from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND, check_severity,
-                           corrupt, get_corruption)
+from ..corruptions import (CLEAN_SEVERITY, DEFAULT_BACKEND,
+                           DEFAULT_CALIBRATION, check_severity, corrupt,
+                           get_corruption)
 from ..datasets.corrupted import iter_leaf_datasets, loading_index
 from ..datasets.depth import DepthSource
 from ..datasets.transforms.corrupt import corruption_seed, image_identity
@@ -377,7 +378,9 @@ def corrupt_image_cells(image: GalleryImage,
                 image.rgb, entry.name, sev,
                 seed=corruption_seed(seed, identity, entry.name, sev),
                 backend=backend, channel_order=channel_order,
-                depth=depth_map if entry.needs_depth else None)
+                depth=depth_map if entry.needs_depth else None,
+                depth_calibration=(DEFAULT_CALIBRATION if source is None
+                                   else source.calibration))
     return out
 
 

@@ -8,9 +8,9 @@ from ..utils.errors import RobustDetError
 from .reference import corrupt_reference
 # CHANNEL_ORDERS and MIN_SIDE were defined here; kept for code that reads
 # them from this module.
-from .table import (CHANNEL_ORDERS, MIN_SIDE,  # noqa: F401
-                    check_channel_order, check_image_size, check_severity,
-                    get_corruption)
+from .table import (CHANNEL_ORDERS, DEFAULT_CALIBRATION,  # noqa: F401
+                    MIN_SIDE, check_channel_order, check_image_size,
+                    check_severity, get_corruption)
 
 
 def _fast(img: np.ndarray, name: str, severity: int,
@@ -24,11 +24,13 @@ def _torch(img: np.ndarray,
            name: str,
            severity: int,
            seed: int,
-           depth: Optional[np.ndarray] = None) -> np.ndarray:
+           depth: Optional[np.ndarray] = None,
+           calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
     # Imported on first use: it imports torch. Runs on the device named by
     # ROBUSTDET_TORCH_DEVICE (default cpu); batches: torch_backend.
     from .torch_backend import corrupt_torch
-    return corrupt_torch(img, name, severity, seed, depth=depth)
+    return corrupt_torch(img, name, severity, seed, depth=depth,
+                         calibration=calibration)
 
 
 def _cbar(img: np.ndarray, name: str, severity: int,
@@ -41,9 +43,11 @@ def _3dcc(img: np.ndarray,
           name: str,
           severity: int,
           seed: int,
-          depth: Optional[np.ndarray] = None) -> np.ndarray:
+          depth: Optional[np.ndarray] = None,
+          calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
     from .threedcc import corrupt_3dcc
-    return corrupt_3dcc(img, name, severity, seed, depth=depth)
+    return corrupt_3dcc(img, name, severity, seed, depth=depth,
+                        calibration=calibration)
 
 
 # backend name -> function(rgb_img, name, severity, seed) -> rgb_img, for
@@ -108,7 +112,8 @@ def corrupt(img: np.ndarray,
             seed: int = 0,
             backend: str = DEFAULT_BACKEND,
             channel_order: str = 'rgb',
-            depth: Optional[np.ndarray] = None) -> np.ndarray:
+            depth: Optional[np.ndarray] = None,
+            depth_calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
     """Corrupt an image as in the PASCAL-C / COCO-C / Cityscapes-C benchmark
     or one of the newer families (C-bar, 3DCC).
 
@@ -141,6 +146,14 @@ def corrupt(img: np.ndarray,
             arrays mmdet loads (frost, snow, fog, jpeg, saturate... then
             differ from the published corruptions); use it only to
             reproduce numbers obtained with mmdet's ``test_robustness.py``.
+        depth (np.ndarray, optional): H×W depth, for the corruptions that
+            need it (fog_3d, near_focus, far_focus); unknown where not
+            finite or not positive.
+        depth_calibration (str): How that depth is normalised:
+            ``'taskonomy'`` (default: metres, as 3DCC's source),
+            ``'midas'`` (the inverse of a monocular network's raw output)
+            or ``'percentile'`` (per image); see
+            :mod:`robustdet.corruptions.threedcc`.
 
     Returns:
         np.ndarray: uint8 array of the same shape. Grayscale input is
@@ -166,7 +179,9 @@ def corrupt(img: np.ndarray,
     fn = BACKENDS[backend]
     if backend != 'torch' and entry.family in CPU_FAMILIES:
         fn = CPU_FAMILIES[entry.family]
-    kwargs = dict(depth=depth) if entry.needs_depth else {}
+    kwargs = dict(
+        depth=depth,
+        calibration=depth_calibration) if entry.needs_depth else {}
     out = fn(np.ascontiguousarray(rgb), name, severity, int(seed), **kwargs)
     if channel_order == 'bgr':
         out = out[..., ::-1]

@@ -234,6 +234,12 @@ def resolve_corruptions(tokens: Iterable[str]) -> List[str]:
 
 # The input contract of every backend.
 CHANNEL_ORDERS = ('rgb', 'bgr')
+# How the depth-aware corruptions normalise depth (see .threedcc):
+# 'taskonomy' (metric depth, the source's default), 'midas' (the inverse
+# depth of a monocular network, the source's ImageNet convention) and
+# 'percentile' (per image, robustdet before 2026-11-27).
+DEPTH_CALIBRATIONS = ('taskonomy', 'midas', 'percentile')
+DEFAULT_CALIBRATION = 'taskonomy'
 MIN_SIDE = 32
 
 

@@ -23,7 +23,8 @@ Three need a depth map (:data:`NEEDS_DEPTH`):
 
 * ``fog_3d``: ``I = img * t + A * (1 - t)`` with ``t = exp(-alpha * d)``,
   ``alpha = 4 ... 20``, on normalised depth ``d`` (below) and the airlight
-  ``A`` the mean of the image over all pixels and channels (a grey).
+  ``A`` the mean of the image over all pixels and channels (a grey),
+  truncated to uint8.
 * ``near_focus`` and ``far_focus``: depth of field. The depth is cut at
   its 0/8 ... 8/8 quantiles; each of the 9 quantile depths ``q`` gets the
   image blurred by a Gaussian of std ``aperture * |q - f| / q`` (the
@@ -34,19 +35,19 @@ Three need a depth map (:data:`NEEDS_DEPTH`):
   ``1 - dist ** 2`` (``dist`` its distance to either, a fraction of the
   gap).
 
-Depth normalisation: depth ``d`` (metres, or any positive scale: the
-result does not depend on the unit) is divided by the image's far depth
-``d_far``, the :data:`FAR_PERCENTILE`-th percentile of its valid values,
-and clipped to 1; unknown depth (``inf``, ``NaN``, 0 or negative: sky,
-invalid disparity) is far, 1. The source divided Taskonomy's depth by a
-fixed 15.6 m (8000 units of 1/512 m) and set the depths beyond it, and
-the invalid ones, to the largest depth below it; indoors that puts a
-scene's far end near 1 as here. A fixed 15.6 m on street scenes would
-leave nothing beyond 15 m visible at severity 1, and a per-image scale
-also serves depth predicted up to a scale (MiDaS), which the source used
-for its ImageNet and COCO versions. The focus blurs depend only on ratios
-of depths, so on the normalisation only through the depth given to
-unknown pixels.
+Depth normalisation, a named calibration (:data:`DEPTH_CALIBRATIONS`):
+``'taskonomy'`` (default, metric depth) is the source's own: Taskonomy's
+depth PNGs are in 1/512 m and divided by 8000, so ``d = metres /
+15.625``, and depths at or beyond 15.625 m, and unknown ones (``inf``,
+``NaN``, 0 or negative: sky, invalid disparity), get the image's largest
+``d`` below 1 (1 if none). ``'midas'`` is the source's ImageNet
+convention for a monocular network's raw inverse depth ``v = 1 /
+depth``: ``d = 1 / (v / 512 + 1e-6)``, at most 0.5. ``'percentile'``
+divides depth by its :data:`FAR_PERCENTILE`-th percentile and clips to 1
+(unknown: 1), robustdet's calibration before 2026-11-27. ``fog_3d``
+truncates to uint8 as the source saves its images. The focus blurs
+depend on ratios of depths, and on the calibration only through what it
+does to far and unknown depth.
 
 Image size: the source's blur stds are in pixels of its 512×512 Taskonomy
 images. Here they are multiplied by ``min(H, W) / 512``
@@ -71,7 +72,8 @@ from scipy import fft as sp_fft
 from scipy import special
 
 from ..utils.errors import RobustDetError
-from .table import family_corruptions, get_corruption
+from .table import (DEFAULT_CALIBRATION, DEPTH_CALIBRATIONS,
+                    family_corruptions, get_corruption)
 
 THREEDCC_NAMES: Tuple[str, ...] = family_corruptions('3dcc')
 NEEDS_DEPTH: Tuple[str, ...] = tuple(
@@ -104,7 +106,26 @@ THREEDCC_STOCHASTIC: Dict[str, bool] = {
 
 # The side, in pixels, the source's blur stds refer to (Taskonomy).
 REFERENCE_SIZE = 512
-# The depth that normalises to 1: this percentile of the valid depths.
+# How depth becomes the normalised depth d of fog_3d's t = exp(-alpha d)
+# and of the focus blurs' layers (module docstring):
+#   'taskonomy':  the source's Taskonomy convention, for metric depth:
+#                 d = metres / TASKONOMY_METRES, depths at or beyond it and
+#                 unknown ones set to the image's largest d below 1;
+#   'midas':      the source's ImageNet convention, for the raw inverse
+#                 depth of a monocular network (MiDaS): d = 1 / (v / 512 +
+#                 1e-6) clipped to [0, 0.5], v = 1 / depth;
+#   'percentile': depth divided by its FAR_PERCENTILE-th percentile,
+#                 clipped to 1 (robustdet before 2026-11-27): the far end
+#                 of every image at d = 1, whatever its real depth.
+# Taskonomy's depth PNGs are in 1/512 m and the source divides them by
+# 8000: one unit of normalised depth is 8000 / 512 m.
+TASKONOMY_METRES = 8000 / 512
+# The source's inverse-depth convention: v / 512, inverted, at most 0.5.
+MIDAS_DIVISOR = 512.0
+MIDAS_EPS = 1e-6
+MIDAS_MAX = 0.5
+# The depth that normalises to 1 under 'percentile': this percentile of
+# the valid depths.
 FAR_PERCENTILE = 99.0
 # Depth-of-field layers: the depth is cut at N_LAYERS + 1 quantiles.
 N_LAYERS = 8
@@ -128,7 +149,8 @@ def corrupt_3dcc(img: np.ndarray,
                  name: str,
                  severity: int,
                  seed: int,
-                 depth: Optional[np.ndarray] = None) -> np.ndarray:
+                 depth: Optional[np.ndarray] = None,
+                 calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
     """Apply one of the six 3D Common Corruptions.
 
     A pure function of its arguments: global RNG state is neither read
@@ -141,9 +163,14 @@ def corrupt_3dcc(img: np.ndarray,
         severity (int): 1-5.
         seed (int): Seed in ``[0, 2**32)``; only ``low_light`` and
             ``iso_noise`` use it (:data:`THREEDCC_STOCHASTIC`).
-        depth (np.ndarray, optional): H×W depth, metres or any positive
-            scale. Unknown depth (``inf``, ``NaN``, 0 or negative) is taken
-            as far. Needed by :data:`NEEDS_DEPTH`, ignored by the others.
+        depth (np.ndarray, optional): H×W depth, in metres for
+            ``'taskonomy'``, any positive scale for ``'percentile'``.
+            Unknown depth (``inf``, ``NaN``, 0 or negative) is taken as
+            far. Needed by :data:`NEEDS_DEPTH`, ignored by the others.
+        calibration (str): How depth is normalised, one of
+            :data:`DEPTH_CALIBRATIONS`; ``'taskonomy'`` (default) for
+            metric depth in metres, ``'midas'`` for the inverse of a
+            monocular network's raw output.
 
     Returns:
         np.ndarray: The corrupted image, uint8 H×W×3.
@@ -157,7 +184,7 @@ def corrupt_3dcc(img: np.ndarray,
         return _low_light(img, *params, np.random.default_rng(seed))
     if name == 'iso_noise':
         return _iso_noise(img, severity, np.random.default_rng(seed))
-    dn = _normalised_depth(depth, name, img.shape[:2])
+    dn = _normalised_depth(depth, name, img.shape[:2], calibration)
     if name == 'fog_3d':
         return _fog_3d(img, dn, params)
     aperture, focus_index = params
@@ -376,19 +403,38 @@ def _sample(img: np.ndarray, tables: Tuple[np.ndarray, np.ndarray],
 # Depth-aware corruptions
 
 
+def check_calibration(calibration: str) -> str:
+    """Check a depth calibration name (:data:`DEPTH_CALIBRATIONS`).
+
+    Args:
+        calibration (str): The name.
+
+    Returns:
+        str: The name.
+    """
+    if calibration not in DEPTH_CALIBRATIONS:
+        raise RobustDetError(
+            f'unknown depth calibration {calibration!r}; valid: '
+            f'{", ".join(DEPTH_CALIBRATIONS)}')
+    return calibration
+
+
 def _normalised_depth(depth: Optional[np.ndarray], name: str,
-                      shape: Tuple[int, int]) -> np.ndarray:
-    """Depth divided by the image's far depth, clipped to 1.
+                      shape: Tuple[int, int],
+                      calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
+    """The normalised depth ``d`` of a depth map (:data:`DEPTH_CALIBRATIONS`).
 
     Args:
         depth (np.ndarray, optional): H×W depth; unknown where not finite
             or not positive.
         name (str): The corruption, for error messages.
         shape (tuple[int, int]): The image's (H, W).
+        calibration (str): One of :data:`DEPTH_CALIBRATIONS`.
 
     Returns:
-        np.ndarray: float32 H×W in ``(0, 1]``, 1 where unknown.
+        np.ndarray: float32 H×W, positive; unknown depth is far.
     """
+    check_calibration(calibration)
     if depth is None:
         raise RobustDetError(
             f"{name} needs a depth map (the dataset's 'depth' field: "
@@ -408,14 +454,30 @@ def _normalised_depth(depth: Optional[np.ndarray], name: str,
     if not known.any():
         raise RobustDetError(
             f'{name}: the depth map has no valid value (finite and > 0)')
-    # np.sort first: the same order statistics (so the same percentile),
-    # and numpy's vectorised sort is several times faster than the
-    # partition np.percentile does on unsorted data.
-    far = np.float32(np.percentile(np.sort(d[known]), FAR_PERCENTILE))
-    with np.errstate(invalid='ignore', over='ignore'):
-        d /= far
-    np.clip(d, _MIN_NORMALISED_DEPTH, 1.0, out=d)
-    d[~known] = 1.0
+    if calibration == 'taskonomy':
+        d /= np.float32(TASKONOMY_METRES)
+        far = ~known
+        far |= d >= 1
+        near = ~far
+        d[far] = d[near].max() if near.any() else np.float32(1)
+    elif calibration == 'midas':
+        # 1 / depth is the network's inverse depth v (0 where unknown).
+        with np.errstate(divide='ignore'):
+            v = np.where(known, np.float32(1) / d, np.float32(0))
+        v /= np.float32(MIDAS_DIVISOR)
+        v += np.float32(MIDAS_EPS)
+        d = np.float32(1) / v
+        np.minimum(d, np.float32(MIDAS_MAX), out=d)
+    else:
+        # np.sort first: the same order statistics (so the same
+        # percentile), and numpy's vectorised sort is several times
+        # faster than the partition np.percentile does on unsorted data.
+        far = np.float32(np.percentile(np.sort(d[known]), FAR_PERCENTILE))
+        with np.errstate(invalid='ignore', over='ignore'):
+            d /= far
+        np.minimum(d, np.float32(1), out=d)
+        d[~known] = 1.0
+    np.maximum(d, np.float32(_MIN_NORMALISED_DEPTH), out=d)
     return d
 
 
@@ -425,7 +487,8 @@ def _fog_3d(img: np.ndarray, dn: np.ndarray, alpha: float) -> np.ndarray:
     out = img.astype(np.float32)
     out -= airlight
     out *= t[..., None]
-    out += airlight + np.float32(0.5)  # round to nearest
+    out += airlight
+    # Truncated, as the source saves (ToPILImage: x * 255, then byte()).
     return out.astype(np.uint8)
 
 

@@ -67,8 +67,8 @@ import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
 from . import common, fast, torch_cbar, torch_threedcc
-from .table import (check_channel_order, check_image_size, check_severity,
-                    get_corruption)
+from .table import (DEFAULT_CALIBRATION, check_channel_order, check_image_size,
+                    check_severity, get_corruption)
 from .torch_ops import (box3_sum, canny_edges, chamfer_distance, equalize_hist,
                         gaussian_filter, on_device, pad_hw, sep_filter,
                         shifted_view, take_along, to_uint8)
@@ -140,7 +140,8 @@ def corrupt_batch(images: Images,
                   seeds: Sequence[int],
                   device: Optional[Union[str, torch.device]] = None,
                   channel_order: str = 'rgb',
-                  depth: Depths = None
+                  depth: Depths = None,
+                  depth_calibration: str = DEFAULT_CALIBRATION
                   ) -> Union[torch.Tensor, List[torch.Tensor]]:
     """Corrupt a batch of RGB uint8 images on a torch device.
 
@@ -168,6 +169,8 @@ def corrupt_batch(images: Images,
             near_focus, far_focus): an ``N×H×W`` array with a tensor
             batch, a list of ``H×W`` arrays with a list of images.
             Ignored by the other corruptions.
+        depth_calibration (str): How depth is normalised, as in
+            :func:`robustdet.corruptions.corrupt`.
 
     Returns:
         torch.Tensor | list[torch.Tensor]: uint8 on ``device``, in the
@@ -187,7 +190,8 @@ def corrupt_batch(images: Images,
         _check_batch(images)
         seeds = _check_seeds(seeds, len(images))
         depths = None if depth is None else _depth_tensor(depth).to(dev)
-        return _run(images.to(dev), name, severity, seeds, bgr, depths)
+        return _run(images.to(dev), name, severity, seeds, bgr, depths,
+                    depth_calibration)
     dev = resolve_device(device)
     images = list(images)
     seeds = _check_seeds(seeds, len(images))
@@ -204,7 +208,7 @@ def corrupt_batch(images: Images,
         result = _run(
             batch, name, severity, [seeds[i] for i in members], bgr,
             None if depths is None else torch.stack(
-                [depths[i] for i in members]))
+                [depths[i] for i in members]), depth_calibration)
         for i, img in zip(members, result):
             out[i] = img.permute(1, 2, 0).contiguous()
     return out
@@ -214,7 +218,8 @@ def corrupt_torch(img: np.ndarray,
                   name: str,
                   severity: int,
                   seed: int,
-                  depth: Optional[np.ndarray] = None) -> np.ndarray:
+                  depth: Optional[np.ndarray] = None,
+                  calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
     """Corrupt one RGB uint8 image with the torch backend.
 
     The function behind ``corrupt(..., backend='torch')``: it runs on the
@@ -233,7 +238,8 @@ def corrupt_torch(img: np.ndarray,
         np.ndarray: The corrupted RGB uint8 image, H×W×3.
     """
     out = corrupt_batch([img], name, severity, [seed],
-                        depth=None if depth is None else [depth])[0]
+                        depth=None if depth is None else [depth],
+                        depth_calibration=calibration)[0]
     return out.cpu().numpy()
 
 
@@ -248,14 +254,17 @@ def _run(x: torch.Tensor,
          severity: int,
          seeds: List[int],
          bgr: bool,
-         depth: Optional[torch.Tensor] = None) -> torch.Tensor:
+         depth: Optional[torch.Tensor] = None,
+         calibration: str = DEFAULT_CALIBRATION) -> torch.Tensor:
     if severity == 0:
         return x.clone()
     if bgr:
         x = x.flip(1)
     with torch.no_grad(), _ieee_convolutions():
         if name in _NEWER:
-            out = _NEWER[name](x, severity, seeds, depth=depth)
+            kwargs = dict(calibration=calibration) if get_corruption(
+                name).needs_depth else {}
+            out = _NEWER[name](x, severity, seeds, depth=depth, **kwargs)
         else:
             out = _FUNCS[name](x, common.params(name, severity), seeds)
     return out.flip(1) if bgr else out

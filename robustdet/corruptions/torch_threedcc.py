@@ -50,7 +50,8 @@ import torch
 
 from ..utils.errors import RobustDetError
 from . import threedcc
-from .threedcc import FAR_PERCENTILE, N_LAYERS, REFERENCE_SIZE, THREEDCC_PARAMS
+from .threedcc import (DEFAULT_CALIBRATION, FAR_PERCENTILE, N_LAYERS,
+                       REFERENCE_SIZE, THREEDCC_PARAMS)
 from .torch_ops import border_index, on_device
 
 __all__ = ['FUNCS']
@@ -150,46 +151,65 @@ def _lerp_f32(a: np.float32, b: np.float32, t: float) -> np.float32:
     return a + diff * np.float32(t)
 
 
-def _normalised_depth(d: torch.Tensor, name: str) -> torch.Tensor:
+def _normalised_depth(d: torch.Tensor, name: str,
+                      calibration: str) -> torch.Tensor:
     """The core's ``_normalised_depth`` of one H×W float32 depth map.
 
-    ``np.percentile(d[known], FAR_PERCENTILE)`` from the two order
-    statistics around ``(n - 1) q`` (``kthvalue``), interpolated as
-    numpy does.
+    ``'percentile'``: ``np.percentile(d[known], FAR_PERCENTILE)`` from the
+    two order statistics around ``(n - 1) q`` (``kthvalue``), interpolated
+    as numpy does. The others are the core's float32 steps.
     """
+    threedcc.check_calibration(calibration)
     known = torch.isfinite(d) & (d > 0)
     values = d[known]
     n = values.numel()
     if n == 0:
         raise RobustDetError(
             f'{name}: the depth map has no valid value (finite and > 0)')
-    virtual = (n - 1) * (FAR_PERCENTILE / 100)
-    below = math.floor(virtual)
-    if virtual >= n - 1:
-        below = n - 1
-    pair = [
-        values.kthvalue(k + 1).values.item()
-        for k in (below, min(below + 1, n - 1))
-    ]
-    far = _lerp_f32(np.float32(pair[0]), np.float32(pair[1]),
-                    float(virtual - below))
-    # A device divisor: CUDA divides by a CPU scalar as a multiplication
-    # by its reciprocal, a bit off numpy's division.
-    far = torch.tensor(far, device=d.device)
-    dn = (d / far).clamp_(threedcc._MIN_NORMALISED_DEPTH, 1.0)
-    return torch.where(known, dn, 1.0)
+    # Device divisors: CUDA divides by a CPU scalar as a multiplication by
+    # its reciprocal, a bit off numpy's division.
+    if calibration == 'taskonomy':
+        dn = d / _scalar(threedcc.TASKONOMY_METRES, d)
+        far = ~known | (dn >= 1)
+        fill = dn[~far].max() if bool((~far).any()) else 1.0
+        dn = torch.where(far, fill, dn)
+    elif calibration == 'midas':
+        v = torch.where(known, 1 / d.clamp(min=np.finfo(np.float32).tiny),
+                        0.0)
+        v = v / _scalar(threedcc.MIDAS_DIVISOR, d) + np.float32(
+            threedcc.MIDAS_EPS)
+        dn = (1 / v).clamp_(max=threedcc.MIDAS_MAX)
+    else:
+        virtual = (n - 1) * (FAR_PERCENTILE / 100)
+        below = math.floor(virtual)
+        if virtual >= n - 1:
+            below = n - 1
+        pair = [
+            values.kthvalue(k + 1).values.item()
+            for k in (below, min(below + 1, n - 1))
+        ]
+        far = _lerp_f32(np.float32(pair[0]), np.float32(pair[1]),
+                        float(virtual - below))
+        dn = torch.where(known, (d / _scalar(far, d)).clamp_(max=1.0), 1.0)
+    return dn.clamp_(min=threedcc._MIN_NORMALISED_DEPTH)
 
 
-def fog_3d(x, severity, seeds, depth=None):
+def _scalar(value: float, like: torch.Tensor) -> torch.Tensor:
+    """A float32 scalar on the device of ``like``."""
+    return torch.tensor(np.float32(value), device=like.device)
+
+
+def fog_3d(x, severity, seeds, depth=None, calibration=DEFAULT_CALIBRATION):
     depth = _depths(depth, 'fog_3d', x)
     alpha = np.float32(-THREEDCC_PARAMS['fog_3d'][severity - 1])
     out = torch.empty_like(x)
     for i in range(len(x)):
-        t = torch.exp(_normalised_depth(depth[i], 'fog_3d') * alpha)
+        t = torch.exp(
+            _normalised_depth(depth[i], 'fog_3d', calibration) * alpha)
         # The mean of the integers, exact in float64, as numpy's.
         airlight = np.float32(x[i].double().sum().item() / x[i].numel())
         img = (x[i].float() - airlight) * t
-        img += airlight + np.float32(0.5)  # round to nearest
+        img += airlight  # truncated below, as the source saves
         out[i] = img.to(torch.uint8)
     return out
 
@@ -339,22 +359,25 @@ def _refocus(img: torch.Tensor, dn: torch.Tensor, aperture: float,
     return torch.round(num / den).clamp_(0, 255).to(torch.uint8)
 
 
-def _focus(name: str, x, severity, depth):
+def _focus(name: str, x, severity, depth, calibration):
     depth = _depths(depth, name, x)
     aperture, focus_index = THREEDCC_PARAMS[name][severity - 1]
     out = torch.empty_like(x)
     for i in range(len(x)):
-        out[i] = _refocus(x[i], _normalised_depth(depth[i], name), aperture,
-                          focus_index)
+        out[i] = _refocus(x[i],
+                          _normalised_depth(depth[i], name, calibration),
+                          aperture, focus_index)
     return out
 
 
-def near_focus(x, severity, seeds, depth=None):
-    return _focus('near_focus', x, severity, depth)
+def near_focus(x, severity, seeds, depth=None,
+               calibration=DEFAULT_CALIBRATION):
+    return _focus('near_focus', x, severity, depth, calibration)
 
 
-def far_focus(x, severity, seeds, depth=None):
-    return _focus('far_focus', x, severity, depth)
+def far_focus(x, severity, seeds, depth=None,
+              calibration=DEFAULT_CALIBRATION):
+    return _focus('far_focus', x, severity, depth, calibration)
 
 
 FUNCS: Dict[str, Callable[..., torch.Tensor]] = {

@@ -79,6 +79,7 @@ import numpy as np
 from mmengine import fileio
 from mmengine.utils import is_abs
 
+from ..corruptions.table import DEFAULT_CALIBRATION, DEPTH_CALIBRATIONS
 from ..corruptions.threedcc import depth_from_cityscapes_disparity
 from ..utils.errors import RobustDetError
 
@@ -122,6 +123,12 @@ class DepthSource:
         image_root (str, optional): ``'folder'`` only: the directory the
             depth folder mirrors, relative to ``data_root`` unless
             absolute. Defaults to ``data_root``.
+        calibration (str, optional): How the corruptions normalise this
+            depth (:data:`robustdet.corruptions.DEPTH_CALIBRATIONS`):
+            ``'taskonomy'`` (3DCC's source, metric depth), ``'midas'``
+            (its convention for a network's inverse depth; needs
+            ``inverse``) or ``'percentile'`` (per image). Defaults to
+            ``'midas'`` for inverse depth, else ``'taskonomy'``.
     """
 
     kind: str
@@ -131,6 +138,7 @@ class DepthSource:
     inverse: bool = False
     img_suffix: Union[str, Tuple[str, ...]] = ()
     image_root: Optional[str] = None
+    calibration: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.kind not in DEPTH_KINDS:
@@ -157,6 +165,29 @@ class DepthSource:
             self._check_cityscapes()
         else:
             self._check_folder()
+        self._check_calibration()
+
+    def _check_calibration(self) -> None:
+        calibration = self.calibration
+        if calibration is None:
+            calibration = 'midas' if self.inverse else DEFAULT_CALIBRATION
+        if calibration not in DEPTH_CALIBRATIONS:
+            raise RobustDetError(
+                f'unknown depth calibration {calibration!r}; valid: '
+                f'{", ".join(DEPTH_CALIBRATIONS)}')
+        where = (f'depth folder {self.root!r}'
+                 if self.kind == 'folder' else 'Cityscapes depth')
+        if self.inverse and calibration == 'taskonomy':
+            raise RobustDetError(
+                f"depth calibration 'taskonomy' is for metric depth, but the "
+                f'{where} holds inverse depth (--depth-inverse): use '
+                f"'midas' or 'percentile'")
+        if not self.inverse and calibration == 'midas':
+            raise RobustDetError(
+                f"depth calibration 'midas' is for a folder of inverse depth "
+                f'(--depth-inverse), but the {where} is metric: use '
+                f"'taskonomy' or 'percentile'")
+        object.__setattr__(self, 'calibration', calibration)
 
     def _check_cityscapes(self) -> None:
         defaults = {f.name: f.default for f in fields(self)}
@@ -243,9 +274,10 @@ class DepthSource:
         Returns:
             dict: ``kind`` and ``root``; for ``'folder'`` also ``suffix``,
             ``scale``, ``inverse``, ``img_suffix`` (a list) and
-            ``image_root`` (when set).
+            ``image_root`` (when set); ``calibration`` always.
         """
-        cfg: Dict[str, Any] = dict(kind=self.kind, root=self.root)
+        cfg: Dict[str, Any] = dict(
+            kind=self.kind, root=self.root, calibration=self.calibration)
         if self.kind == 'folder':
             cfg.update(
                 suffix=self.suffix,

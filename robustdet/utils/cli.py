@@ -180,6 +180,8 @@ def add_depth_args(parser: argparse.ArgumentParser) -> None:
     ``corrupt_dataset.py``: ``--depth cityscapes`` or ``--depth-folder``
     with ``--depth-suffix``, ``--depth-scale`` and ``--depth-inverse``
     (:class:`robustdet.datasets.depth.DepthSource`)."""
+    # Deferred: utils/ stands below corruptions/.
+    from ..corruptions.table import DEPTH_CALIBRATIONS
     group = parser.add_argument_group(
         'depth', 'per-image depth of fog_3d, near_focus and far_focus')
     group.add_argument(
@@ -208,6 +210,13 @@ def add_depth_args(parser: argparse.ArgumentParser) -> None:
         action='store_true',
         help='with --depth-folder: the maps hold inverse depth (e.g. '
         'MiDaS): depth = 1 / (value × S)')
+    group.add_argument(
+        '--depth-calibration',
+        choices=DEPTH_CALIBRATIONS,
+        help='how depth is normalised: taskonomy (default for metric '
+        'depth: as 3DCC, metres / 15.625), midas (default with '
+        '--depth-inverse: 3DCC on MiDaS output) or '
+        'percentile (per image: its 99th percentile is the far end)')
 
 
 def depth_from_args(args: argparse.Namespace) -> Optional[dict]:
@@ -222,16 +231,22 @@ def depth_from_args(args: argparse.Namespace) -> Optional[dict]:
     if args.depth and args.depth_folder:
         raise RobustDetError('give --depth cityscapes or --depth-folder, '
                              'not both')
+    calibration = getattr(args, 'depth_calibration', None)
     if args.depth_folder:
         return DepthSource.from_cfg(
             dict(kind='folder', root=args.depth_folder,
                  suffix=args.depth_suffix, scale=args.depth_scale,
-                 inverse=args.depth_inverse)).to_cfg()
+                 inverse=args.depth_inverse,
+                 calibration=calibration)).to_cfg()
     if folder_args:
         raise RobustDetError(f'{", ".join(folder_args)} need(s) '
                              '--depth-folder')
     if args.depth:
-        return DepthSource.from_cfg(dict(kind=args.depth)).to_cfg()
+        return DepthSource.from_cfg(
+            dict(kind=args.depth, calibration=calibration)).to_cfg()
+    if calibration is not None:
+        raise RobustDetError('--depth-calibration needs --depth or '
+                             '--depth-folder')
     return None
 
 

@@ -12,14 +12,14 @@ import pytest
 from scipy import ndimage
 
 from robustdet.corruptions import threedcc
-from robustdet.corruptions.threedcc import (DEPTH_FREE, FAR_PERCENTILE,
-                                            NEEDS_DEPTH, THREEDCC_NAMES,
-                                            THREEDCC_PARAMS,
+from robustdet.corruptions.threedcc import (DEPTH_FREE, NEEDS_DEPTH,
+                                            THREEDCC_NAMES, THREEDCC_PARAMS,
                                             THREEDCC_STOCHASTIC, corrupt_3dcc,
                                             depth_from_cityscapes_disparity)
 from robustdet.utils import RobustDetError
 
 SEVERITIES = (1, 2, 3, 4, 5)
+PCT = 'percentile'
 
 
 def natural_image(h, w, seed=0):
@@ -117,7 +117,9 @@ def test_shape_dtype_deterministic_no_global_rng(name, size):
 @pytest.mark.parametrize('name', THREEDCC_NAMES)
 def test_severity_5_degrades_more_than_1(name):
     img = natural_image(240, 320, seed=1)
-    depth = street_depth(240, 320, seed=1)
+    # A room (0.2-6 m): the source's calibration whitens a street's far
+    # end already at severity 1.
+    depth = street_depth(240, 320, seed=1) / 10
     ref = img.astype(np.float64)
     mse = [
         np.mean((corrupt_3dcc(img, name, s, 0, depth) - ref)**2)
@@ -243,16 +245,118 @@ def test_low_light_single_grey_image():
 # Depth-aware corruptions
 
 
-def _fog_expected(img, depth, alpha):
-    """I = img * t + A * (1 - t), t = exp(-alpha * d_norm), float."""
-    with np.errstate(invalid='ignore'):
-        known = np.isfinite(depth) & (depth > 0)
-    d_far = np.percentile(depth[known], FAR_PERCENTILE)
-    with np.errstate(invalid='ignore'):
-        d_norm = np.where(known, np.minimum(depth / d_far, 1.0), 1.0)
-    t = np.exp(-alpha * d_norm)[..., None]
-    airlight = img.mean()
-    return img * t + airlight * (1 - t), t
+def _source_fog(img, d, severity):
+    """create_fog.py's fog_3d on normalised depth ``d``, saved as its
+    ToPILImage saves: float32 in [0, 1], times 255, truncated."""
+    alpha = [4, 8, 12, 16, 20][severity - 1]
+    rgb = img.astype(np.float32) / 255
+    t = np.exp(-alpha * d.astype(np.float32))[..., None]
+    fog = t * rgb + rgb.mean() * (1 - t)
+    return (fog * 255).astype(np.uint8)
+
+
+def _taskonomy(depth_m):
+    """dataset.py's Taskonomy normalisation of metric depth: PNG units of
+    1/512 m divided by 8000; d >= 1 (invalid included) set to the image's
+    largest d below 1."""
+    d = np.round(np.nan_to_num(depth_m, nan=200, posinf=200) * 512)
+    d[depth_m <= 0] = 65535  # invalid
+    d = np.minimum(d, 65535).astype(np.float32) / 8000
+    d[d >= 1] = d[d < 1].max()
+    return d
+
+
+def _midas(inverse):
+    """dataset.py's ImageNet normalisation of MiDaS' inverse depth."""
+    d = 1 / (inverse.astype(np.float32) / 512 + 1e-6)
+    return np.clip(d, 0, 0.5)
+
+
+# Scenes in metres: a room, a close-up, a street (far at the top).
+SCENES = {
+    'indoor': (1.5, 6.0),
+    'close-up': (0.5, 1.5),
+    'street': (2.0, 60.0),
+}
+
+
+@pytest.mark.parametrize('scene', sorted(SCENES))
+def test_fog_3d_is_the_sources_on_metric_depth(scene):
+    # The depth in whole units of 1/512 m, as a Taskonomy PNG holds it,
+    # so that both sides see the same depths.
+    h, w = 60, 80
+    img = natural_image(h, w, seed=4)
+    near, far = SCENES[scene]
+    depth = np.repeat(np.linspace(far, near, h)[:, None], w, axis=1)
+    depth = np.round(depth * 512) / 512
+    for severity in SEVERITIES:
+        out = corrupt_3dcc(img, 'fog_3d', severity, 0, depth)
+        want = _source_fog(img, _taskonomy(depth), severity)
+        diff = np.abs(out.astype(np.int16) - want)
+        assert diff.max() <= 1, (scene, severity)
+        assert diff.mean() < 0.05
+
+
+def test_fog_3d_unknown_depth_is_the_farthest_below_the_cap():
+    img = natural_image(64, 96)
+    depth = street_depth(64, 96) / 10  # 0.2-6 m: all below 15.6 m
+    depth = np.round(depth * 512) / 512
+    unknown = depth.copy()
+    unknown[:8] = np.inf
+    unknown[8:10] = np.nan
+    unknown[10:12] = 0
+    unknown[12:14] = -1
+    unknown[14:16] = 20.0  # beyond 15.625 m: as unknown
+    out = corrupt_3dcc(img, 'fog_3d', 2, 0, unknown)
+    want = _source_fog(img, _taskonomy(unknown), 2)
+    assert np.abs(out.astype(np.int16) - want).max() <= 1
+    np.testing.assert_array_equal(
+        threedcc._normalised_depth(unknown, 'fog_3d', (64, 96))[:16],
+        np.float32(depth[16:].max() / np.float32(threedcc.TASKONOMY_METRES)))
+    # Nothing below the cap: every pixel at d = 1.
+    far = threedcc._normalised_depth(np.full((40, 40), 30.0), 'fog_3d',
+                                     (40, 40))
+    np.testing.assert_array_equal(far, 1)
+
+
+def test_fog_3d_midas_is_the_sources_imagenet_convention():
+    h, w = 48, 64
+    img = natural_image(h, w, seed=6)
+    # MiDaS' raw inverse depth (relative, larger is nearer), 0 for sky.
+    inverse = np.repeat(np.linspace(0, 3000, h)[:, None], w, axis=1)
+    with np.errstate(divide='ignore'):
+        depth = 1 / inverse  # what a folder with --depth-inverse gives
+    for severity in SEVERITIES:
+        out = corrupt_3dcc(img, 'fog_3d', severity, 0, depth,
+                           calibration='midas')
+        want = _source_fog(img, _midas(inverse), severity)
+        assert np.abs(out.astype(np.int16) - want).max() <= 1, severity
+
+
+def test_fog_3d_percentile_is_scale_free():
+    img = natural_image(64, 96)
+    depth = street_depth(64, 96)
+    out = corrupt_3dcc(img, 'fog_3d', 2, 0, depth, calibration='percentile')
+    np.testing.assert_array_equal(
+        corrupt_3dcc(img, 'fog_3d', 2, 0, depth * 1000,
+                     calibration='percentile'), out)
+    # The far end is d = 1 whatever the scene's depth: at severity 1 the
+    # farthest rows keep e**-4 of the image.
+    dn = threedcc._normalised_depth(depth, 'fog_3d', (64, 96), 'percentile')
+    assert dn.max() == 1
+    assert np.percentile(dn, 99) == pytest.approx(1, abs=1e-3)
+    # Taskonomy's is not: the same street in millimetres is a blank wall.
+    assert not np.array_equal(
+        corrupt_3dcc(img, 'fog_3d', 2, 0, depth * 1000), out)
+
+
+def test_unknown_calibration_is_one_line():
+    img = natural_image(40, 40)
+    with pytest.raises(RobustDetError,
+                       match="unknown depth calibration 'metric'; valid: "
+                       'taskonomy, midas, percentile'):
+        corrupt_3dcc(img, 'fog_3d', 1, 0, np.ones((40, 40)),
+                     calibration='metric')
 
 
 @pytest.mark.parametrize('severity', SEVERITIES)
@@ -260,43 +364,20 @@ def test_fog_3d_transmission(severity):
     alpha = THREEDCC_PARAMS['fog_3d'][severity - 1]
     h, w = 100, 64
     # Two greys (a constant image is its own airlight), depth a ramp from
-    # 0.1 m at the top to 50 m at the bottom.
+    # 0.1 m at the top to 15 m at the bottom: d = depth / 15.625.
     img = np.full((h, w, 3), 40, np.uint8)
     img[:, w // 2:] = 220
-    depth = np.repeat(np.linspace(0.1, 50, h)[:, None], w, axis=1)
+    depth = np.repeat(np.linspace(0.1, 15, h)[:, None], w, axis=1)
     out = corrupt_3dcc(img, 'fog_3d', severity, 0, depth).astype(float)
-    expected, t = _fog_expected(img.astype(float), depth, alpha)
-    assert np.abs(out - expected).max() <= 0.51
+    t = np.exp(-alpha * depth / (8000 / 512))[..., None]
     airlight = img.mean()
     assert airlight == 130
-    # The nearest row keeps the image, the farthest is the airlight.
-    assert t[0, 0, 0] > 0.95
-    assert np.abs(out[0] - img[0]).max() <= 90 * (1 - t[0, 0, 0]) + 0.5
-    assert np.abs(out[-1] - airlight).max() <= 90 * np.exp(-alpha) + 0.5
+    expected = img * t + airlight * (1 - t)
+    assert np.all(out <= expected + 1e-3)  # truncated
+    assert np.all(out > expected - 1)
     # Monotone towards the airlight with depth.
     dist = np.abs(out[:, :, 0] - airlight)
     assert np.all(np.diff(dist, axis=0) <= 0)
-
-
-def test_fog_3d_unknown_depth_is_far_and_scale_free():
-    img = natural_image(64, 96)
-    depth = street_depth(64, 96)
-    out = corrupt_3dcc(img, 'fog_3d', 2, 0, depth)
-    # Any unit: the depth is normalised per image.
-    np.testing.assert_array_equal(
-        corrupt_3dcc(img, 'fog_3d', 2, 0, depth * 1000), out)
-    np.testing.assert_array_equal(
-        corrupt_3dcc(img, 'fog_3d', 2, 0, depth.astype(np.float32)), out)
-    unknown = depth.copy()
-    unknown[:8] = np.inf
-    unknown[8:10] = np.nan
-    unknown[10:12] = 0
-    unknown[12:14] = -1
-    out = corrupt_3dcc(img, 'fog_3d', 2, 0, unknown).astype(float)
-    expected, t = _fog_expected(img.astype(float), unknown, 8)
-    assert np.abs(out - expected).max() <= 0.51
-    # Unknown is far: the transmission of normalised depth 1.
-    np.testing.assert_allclose(t[:14], np.exp(-8))
 
 
 def _split_scene(h=240, w=320):
@@ -315,8 +396,10 @@ def _split_scene(h=240, w=320):
 @pytest.mark.parametrize('severity', [1, 3, 5])
 def test_near_and_far_focus_swap(severity):
     img, depth, near, far = _split_scene()
-    near_focus = corrupt_3dcc(img, 'near_focus', severity, 0, depth)
-    far_focus = corrupt_3dcc(img, 'far_focus', severity, 0, depth)
+    # The focus mechanics on a 2 m / 50 m scene: per-image calibration
+    # (under the source's, 50 m is beyond its 15.6 m scale).
+    near_focus = corrupt_3dcc(img, 'near_focus', severity, 0, depth, PCT)
+    far_focus = corrupt_3dcc(img, 'far_focus', severity, 0, depth, PCT)
     # In focus: unchanged (the layer's blur has one tap).
     np.testing.assert_array_equal(near_focus[near], img[near])
     np.testing.assert_array_equal(far_focus[far], img[far])
@@ -335,13 +418,13 @@ def test_focus_blur_grows_with_severity_and_distance():
     depth = street_depth(h, w)
     top, bottom = np.s_[:h // 4], np.s_[-h // 4:]  # far, near
     hf = [
-        high_freq(corrupt_3dcc(img, 'near_focus', s, 0, depth)[top])
+        high_freq(corrupt_3dcc(img, 'near_focus', s, 0, depth, PCT)[top])
         for s in SEVERITIES
     ]
     assert all(a > b for a, b in zip(hf, hf[1:]))
-    out = corrupt_3dcc(img, 'near_focus', 5, 0, depth)
+    out = corrupt_3dcc(img, 'near_focus', 5, 0, depth, PCT)
     assert high_freq(out[bottom]) > 2 * high_freq(out[top])
-    out = corrupt_3dcc(img, 'far_focus', 5, 0, depth)
+    out = corrupt_3dcc(img, 'far_focus', 5, 0, depth, PCT)
     assert high_freq(out[top]) > 2 * high_freq(out[bottom])
 
 
@@ -350,10 +433,10 @@ def test_focus_blur_scales_with_image_size():
     # The same scene at half the size blurs by half the pixels: the
     # downscaled result is close to the result at the smaller size.
     img, depth, _, _ = _split_scene(480, 640)
-    big = corrupt_3dcc(img, 'near_focus', 5, 0, depth)
+    big = corrupt_3dcc(img, 'near_focus', 5, 0, depth, PCT)
     small_img = cv2.resize(img, (320, 240), interpolation=cv2.INTER_AREA)
     small_depth = depth[::2, ::2]
-    small = corrupt_3dcc(small_img, 'near_focus', 5, 0, small_depth)
+    small = corrupt_3dcc(small_img, 'near_focus', 5, 0, small_depth, PCT)
     big_down = cv2.resize(big, (320, 240), interpolation=cv2.INTER_AREA)
     region = np.s_[:, 200:]
     err = np.abs(big_down[region].astype(float) - small[region]).mean()

@@ -128,6 +128,21 @@ def test_matches_core(name):
                     assert diff.mean() < 0.01, where
 
 
+@pytest.mark.parametrize('calibration', ['taskonomy', 'midas', 'percentile'])
+@pytest.mark.parametrize('name', sorted(NEEDS_DEPTH))
+def test_depth_calibrations_match_core(name, calibration):
+    # A room (0.2-6 m, below Taskonomy's 15.6 m) with unknown pixels.
+    img = photo(48, 80, 3)
+    depth = street_depth(48, 80, 3) / 10
+    x, d = _batch([img], [depth])
+    for severity in (1, 5):
+        out = FUNCS[name](x, severity, [0], d, calibration=calibration)
+        core = corrupt_3dcc(img, name, severity, 0, depth=depth,
+                            calibration=calibration)
+        diff = np.abs(_to_hwc(out)[0].astype(np.int16) - core)
+        assert diff.max() <= 1, (name, calibration, severity)
+
+
 @pytest.mark.parametrize('name', FOCUS)
 def test_focus_within_two_grey_levels_of_exact(name):
     # Every layer blurred by the source's truncated Gaussian in float64,

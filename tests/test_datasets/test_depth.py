@@ -304,7 +304,9 @@ def test_cfg_round_trip():
         again = DepthSource.from_cfg(json.loads(json.dumps(cfg)))
         assert again == source and hash(again) == hash(source)
         assert again.to_cfg() == cfg
-    assert sources[0].to_cfg() == dict(kind='cityscapes', root='')
+    assert sources[0].to_cfg() == dict(
+        kind='cityscapes', root='', calibration='taskonomy')
+    assert sources[2].calibration == 'midas'
     assert sources[2].img_suffix == ('_leftImg8bit.png',
                                      '_leftImg8bit_foggy_beta_0.02.png')
     assert isinstance(sources[2].scale, float)
@@ -327,3 +329,32 @@ def test_loaded_depth_drives_fog_3d(city):
     # threedcc itself rejects a depth map of another size, naming both.
     with pytest.raises(RobustDetError, match=r'\(47, 64\).*\(48, 64\)'):
         corrupt_3dcc(img, 'fog_3d', 3, 0, depth=depth[1:])
+
+
+@pytest.mark.parametrize('cfg, match', [
+    (dict(kind='cityscapes', calibration='metric'),
+     "unknown depth calibration 'metric'; valid: taskonomy, midas, "
+     'percentile'),
+    (dict(kind='folder', root='midas', suffix='.png', scale=1.0,
+          inverse=True, calibration='taskonomy'),
+     "calibration 'taskonomy' is for metric depth, but the depth folder "
+     "'midas' holds inverse depth"),
+    (dict(kind='cityscapes', calibration='midas'),
+     "calibration 'midas' is for a folder of inverse depth .*, but the "
+     'Cityscapes depth is metric'),
+])
+def test_bad_calibration_is_one_line(cfg, match):
+    with pytest.raises(RobustDetError, match=match):
+        DepthSource.from_cfg(cfg)
+
+
+def test_calibration_defaults_and_choices():
+    assert DepthSource('cityscapes').calibration == 'taskonomy'
+    assert DepthSource('folder', root='d', suffix='.npy', scale=1.0,
+                       inverse=True).calibration == 'midas'
+    for calibration in ('percentile', 'taskonomy'):
+        assert DepthSource('cityscapes', calibration=calibration
+                           ).calibration == calibration
+    assert DepthSource('folder', root='d', suffix='.npy', scale=1.0,
+                       inverse=True,
+                       calibration='percentile').calibration == 'percentile'

@@ -301,7 +301,7 @@ def test_3dcc(demo_dir, demo_checkpoint, tmp_path, forked):
     assert list(depth['cells']) == ['fog_3d', 'far_focus']
     assert depth['depth'] == dict(
         kind='folder', root=str(work / 'depth'), suffix='.png',
-        scale=0.001, inverse=False, img_suffix=[])
+        scale=0.001, inverse=False, img_suffix=[], calibration='taskonomy')
     assert depth['summary']['coco/bbox_mAP']['mPC_3dcc'] is not None
     _same_figure(tmp_path, '3dcc.png')
 

@@ -191,6 +191,10 @@ def test_depth_folder_run(demo_checkpoint, tmp_path):
     results = load_results(str(tmp_path / 'w' / RESULTS_FILE))
     assert results['depth']['kind'] == 'folder'
     assert results['depth']['scale'] == 0.001
+    # The calibration: the source's by default, in the JSON and the report.
+    assert results['depth']['calibration'] == 'taskonomy'
+    md = (tmp_path / 'w' / 'robustness.md').read_text()
+    assert "'calibration': 'taskonomy'" in md
     row = results['summary']['coco/bbox_mAP']
     assert row['mPC_3dcc'] < row['P']
     # Another depth is another run: not mixed into these results.
@@ -198,6 +202,21 @@ def test_depth_folder_run(demo_checkpoint, tmp_path):
                 '--severities', '0', '5', '--depth-folder', str(depth_dir),
                 '--depth-suffix', '.png', '--depth-scale', '0.002')
     _one_line_error(proc, 'holds results of another run')
+    proc = _run(config, ckpt, tmp_path / 'w', '--corruptions', 'fog_3d',
+                '--severities', '0', '5', '--depth-folder', str(depth_dir),
+                '--depth-suffix', '.png', '--depth-scale', '0.001',
+                '--depth-calibration', 'percentile')
+    _one_line_error(proc, 'holds results of another run')
+    # The source's inverse-depth convention on metric depth: refused.
+    proc = _run(config, ckpt, tmp_path / 'w2', '--corruptions', 'fog_3d',
+                '--depth-folder', str(depth_dir), '--depth-suffix', '.png',
+                '--depth-scale', '0.001', '--depth-calibration', 'midas')
+    _one_line_error(proc, "depth calibration 'midas' is for a folder of "
+                    'inverse depth')
+    proc = _run(config, ckpt, tmp_path / 'w2', '--corruptions', 'fog_3d',
+                '--depth-calibration', 'taskonomy')
+    _one_line_error(proc, '--depth-calibration needs --depth or '
+                    '--depth-folder')
 
 
 if __name__ == '__main__':

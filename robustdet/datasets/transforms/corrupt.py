@@ -6,8 +6,8 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 from mmdet.registry import TRANSFORMS
 
-from ...corruptions import (DEFAULT_BACKEND, check_severity, corrupt,
-                            get_corruption)
+from ...corruptions import (DEFAULT_BACKEND, DEFAULT_CALIBRATION,
+                            check_severity, corrupt, get_corruption)
 from ...corruptions.region import blend_region, check_region, region_weight
 from ...utils.errors import RobustDetError
 from ...utils.seeding import derive_seed
@@ -158,7 +158,8 @@ class CorruptImage(BaseTransform):
         out = corrupt(rgb, self.corruption, self.severity, seed=seed,
                       backend=self.backend,
                       channel_order=self.channel_order,
-                      depth=self._depth(results['img_path']))
+                      depth=self._depth(results['img_path']),
+                      depth_calibration=self._calibration())
         if self.region != 'all' and self.severity > 0:
             out = blend_region(rgb, out, self._weight(results, rgb.shape),
                                self.region)
@@ -174,6 +175,12 @@ class CorruptImage(BaseTransform):
         if not self.needs_depth or self.depth is None:
             return None
         return self.depth.load(img_path, self.path_root)
+
+    def _calibration(self) -> str:
+        """How the depth source's maps are normalised."""
+        if self.depth is None:
+            return DEFAULT_CALIBRATION
+        return self.depth.calibration
 
     def _weight(self, results: dict, shape: tuple) -> np.ndarray:
         """Where the corruption applies: 1 on the ground-truth objects."""
