@@ -50,9 +50,10 @@ depend on ratios of depths, and on the calibration only through what it
 does to far and unknown depth.
 
 Image size: the source's blur stds are in pixels of its 512×512 Taskonomy
-images. Here they are multiplied by ``min(H, W) / 512``
-(:data:`REFERENCE_SIZE`), so the same scene blurs alike at any
-resolution; the kernel is then cut, as in the source, to
+images (its ImageNet path used them at 224×224). Here they are
+multiplied by ``min(H, W) / 512`` (``min(H, W) / 224`` under the
+``'midas'`` calibration, :data:`REFERENCE_SIZES`), so the same scene
+blurs alike at any resolution; the kernel is then cut, as in the source, to
 ``int(3 * std)`` taps, made odd.
 
 Randomness: ``np.random.default_rng(seed)`` only. ``low_light`` and
@@ -104,8 +105,13 @@ THREEDCC_STOCHASTIC: Dict[str, bool] = {
     for name in THREEDCC_NAMES
 }
 
-# The side, in pixels, the source's blur stds refer to (Taskonomy).
+# The side, in pixels, the source's blur stds refer to: its Taskonomy
+# images are 512×512; its ImageNet path used the same apertures at
+# 224×224 (2.3× more blur relative to the image). Each calibration is one
+# of the source's two conventions as a whole.
 REFERENCE_SIZE = 512
+REFERENCE_SIZES: Dict[str, int] = dict(
+    taskonomy=512, midas=224, percentile=512)
 # How depth becomes the normalised depth d of fog_3d's t = exp(-alpha d)
 # and of the focus blurs' layers (module docstring):
 #   'taskonomy':  the source's Taskonomy convention, for metric depth:
@@ -188,7 +194,8 @@ def corrupt_3dcc(img: np.ndarray,
     if name == 'fog_3d':
         return _fog_3d(img, dn, params)
     aperture, focus_index = params
-    return _refocus(img, dn, aperture, focus_index)
+    return _refocus(img, dn, aperture, focus_index,
+                    REFERENCE_SIZES[calibration])
 
 
 def depth_from_cityscapes_disparity(disparity_png: np.ndarray,
@@ -492,17 +499,22 @@ def _fog_3d(img: np.ndarray, dn: np.ndarray, alpha: float) -> np.ndarray:
     return out.astype(np.uint8)
 
 
-def _refocus(img: np.ndarray, dn: np.ndarray, aperture: float,
-             focus_index: int) -> np.ndarray:
+def _refocus(img: np.ndarray,
+             dn: np.ndarray,
+             aperture: float,
+             focus_index: int,
+             reference_size: int = REFERENCE_SIZE) -> np.ndarray:
     """Depth of field focused at one of the depth's quantiles.
 
     Args:
         img (np.ndarray): RGB uint8 H×W×3 image.
         dn (np.ndarray): float32 H×W normalised depth.
-        aperture (float): Blur std, in pixels at :data:`REFERENCE_SIZE`,
+        aperture (float): Blur std, in pixels at ``reference_size``,
             per unit of ``|q - f| / q``.
         focus_index (int): Index of the focus depth ``f`` among the
             quantiles 0/8 ... 8/8.
+        reference_size (int): The side the apertures refer to
+            (:data:`REFERENCE_SIZES`).
 
     Returns:
         np.ndarray: uint8 H×W×3.
@@ -516,7 +528,7 @@ def _refocus(img: np.ndarray, dn: np.ndarray, aperture: float,
     q[0] -= eps
     q[-1] += eps
     focus = q[focus_index]
-    scale = min(h, w) / REFERENCE_SIZE
+    scale = min(h, w) / reference_size
     stds = aperture * np.abs(q - focus) / q * scale
     # Beyond the image's side a wider blur changes nothing visible.
     stds = np.minimum(stds, min(h, w))

@@ -51,7 +51,7 @@ import torch
 from ..utils.errors import RobustDetError
 from . import threedcc
 from .threedcc import (DEFAULT_CALIBRATION, FAR_PERCENTILE, N_LAYERS,
-                       REFERENCE_SIZE, THREEDCC_PARAMS)
+                       THREEDCC_PARAMS)
 from .torch_ops import border_index, on_device
 
 __all__ = ['FUNCS']
@@ -317,7 +317,7 @@ def _fft_filter_lines(x: torch.Tensor, std: float,
 
 
 def _refocus(img: torch.Tensor, dn: torch.Tensor, aperture: float,
-             focus_index: int) -> torch.Tensor:
+             focus_index: int, reference_size: int) -> torch.Tensor:
     """The core's ``_refocus`` of one 3×H×W image."""
     h, w = dn.shape
     q = _quantiles(dn)
@@ -325,7 +325,7 @@ def _refocus(img: torch.Tensor, dn: torch.Tensor, aperture: float,
     q[0] -= eps
     q[-1] += eps
     focus = q[focus_index]
-    scale = min(h, w) / REFERENCE_SIZE
+    scale = min(h, w) / reference_size
     stds = np.minimum(aperture * np.abs(q - focus) / q * scale, min(h, w))
     q32 = q.astype(np.float32)
     left = torch.zeros((h, w), dtype=torch.long, device=img.device)
@@ -366,7 +366,8 @@ def _focus(name: str, x, severity, depth, calibration):
     for i in range(len(x)):
         out[i] = _refocus(x[i],
                           _normalised_depth(depth[i], name, calibration),
-                          aperture, focus_index)
+                          aperture, focus_index,
+                          threedcc.REFERENCE_SIZES[calibration])
     return out
 
 

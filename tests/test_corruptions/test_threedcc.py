@@ -350,6 +350,20 @@ def test_fog_3d_percentile_is_scale_free():
         corrupt_3dcc(img, 'fog_3d', 2, 0, depth * 1000), out)
 
 
+def test_focus_sigma_reference_follows_the_calibration():
+    # The source's two conventions: apertures in pixels of 512² Taskonomy
+    # images, or of 224² ImageNet crops (2.3× the blur, relative).
+    assert threedcc.REFERENCE_SIZES == dict(
+        taskonomy=512, midas=224, percentile=512)
+    img = natural_image(96, 128, seed=8)
+    dn = threedcc._normalised_depth(
+        street_depth(96, 128) / 10, 'near_focus', (96, 128))
+    at_224 = threedcc._refocus(img, dn, 5.0, 0, 224)
+    same = threedcc._refocus(img, dn, 5.0 * 512 / 224, 0, 512)
+    assert np.abs(at_224.astype(np.int16) - same).max() <= 1
+    assert high_freq(at_224) < high_freq(threedcc._refocus(img, dn, 5.0, 0))
+
+
 def test_unknown_calibration_is_one_line():
     img = natural_image(40, 40)
     with pytest.raises(RobustDetError,
