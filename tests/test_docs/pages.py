@@ -86,6 +86,34 @@ def bash_blocks(path):
         return BLOCK.findall(f.read())
 
 
+# A fenced block of another language than bash that holds a shell command
+# (a tool, make, a launcher, an environment assignment): the docs test does
+# not run it, so it must say why, in the line above its fence.
+FENCE = re.compile(r'^```(\w*)\n(.*?)^```', re.S | re.M)
+COMMAND = re.compile(
+    r'^\s*(?:[A-Z][A-Z0-9_]*=\S*\s|(?:python3?|make|torchrun|srun|sbatch|'
+    r'bash|sh|pip|git|cd|export|clang-\d+)\s|\./|\.venv/)', re.M)
+NOT_RUN = re.compile(r'<!-- not run: (\S.{8,}?) -->\n$')
+
+
+def unrun_commands(path):
+    """``(line, first line)`` of each command block of a Markdown file
+    that the docs test does not run and that does not say why
+    (``<!-- not run: REASON -->`` on the line above its fence)."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    found = []
+    for match in FENCE.finditer(text):
+        language, body = match.groups()
+        if language == 'bash' or not COMMAND.search(body):
+            continue
+        if NOT_RUN.search(text[:match.start()][-300:]):
+            continue
+        line = text.count('\n', 0, match.start()) + 1
+        found.append((line, body.strip().splitlines()[0]))
+    return found
+
+
 def setup_assignments(block):
     """The variables a setup block assigns, in order, after checking that
     it does nothing else (comments and blank lines aside)."""

@@ -31,10 +31,12 @@ from mmengine.config import Config
 from PIL import Image
 
 from demo_data.bdd100k import generate_bdd100k_demo
+from demo_data.coco_o import write_coco_o
 from demo_data.foggy import write_foggy_cityscapes
 from demo_data.styles import write_style_images
 from demo_data.video import generate_video_demo
 from robustdet.apis.results import RESULTS_FILE, load_results
+from robustdet.apis.shift import COCO_O_DOMAINS
 from robustdet.baselines import baseline_rows, get_baseline
 from robustdet.corruptions.table import CORRUPTIONS, IMAGENET_C_CORRUPTIONS
 from robustdet.evaluation import class_mean_rpc
@@ -42,7 +44,9 @@ from robustdet.video.table import CLIP_CORRUPTION_NAMES
 from tests.conftest import (DEMO_CONFIGS, REPO, SMALL_DEMO_SHA256,
                             replace_data_root, sha256_tree, small_config)
 from tests.result_pickles import published_like, voc_like
-from tests.test_docs.pages import ForkedPython, bash_blocks, run_page
+from tests.shift_results import shift_json
+from tests.test_docs.pages import (ForkedPython, bash_blocks, run_page,
+                                   unrun_commands)
 
 
 @pytest.fixture(scope='module')
@@ -118,6 +122,26 @@ def _scratch(tmp_path):
     scratch = tmp_path / 'scratch'
     scratch.mkdir()
     return scratch
+
+
+def test_every_command_block_is_run(tmp_path):
+    # Shell commands are fenced as bash, which this test runs; any other
+    # fence holding a command says why it is not run.
+    pages = ['README.md'] + sorted(
+        osp.relpath(p, REPO)
+        for p in glob.glob(osp.join(REPO, 'docs', '*.md')))
+    for page in pages:
+        assert unrun_commands(osp.join(REPO, page)) == [], page
+    # The check can fail: a text fence with a tool command, and one whose
+    # reason is missing.
+    page = tmp_path / 'page.md'
+    page.write_text('```text\npython tools/test_robust.py a.py b.pth\n```\n'
+                    '<!-- not run: -->\n```\nmake demo\n```\n'
+                    '<!-- not run: needs a GPU and real COCO -->\n'
+                    '```\nCUDA=1 python tools/x.py\n```\n'
+                    '```text\ndata/coco-o/sketch/val2017/*.jpg\n```\n')
+    assert unrun_commands(str(page)) == [
+        (1, 'python tools/test_robust.py a.py b.pth'), (5, 'make demo')]
 
 
 def test_every_page_has_a_test():
@@ -444,11 +468,21 @@ def test_shift(demo_dir, demo_checkpoint, tmp_path, forked):
     bdd_ckpt = str(tmp_path / 'random.pth')
     torch.save(dict(state_dict=MODELS.build(bdd.model).state_dict()),
                bdd_ckpt)
+    # COCO-O in its layout from the demo's COCO images, and two hand-made
+    # runs of other detectors for the effective robustness line.
+    coco_config, coco_ckpt = demo_checkpoint
+    write_coco_o(osp.join(demo_dir, 'coco'), str(data / 'coco-o'))
+    others = {
+        name: shift_json(tmp_path / name / 'shift.json', coco, (o, ) * 6)
+        for name, coco, o in (('r50', 0.374, 0.183), ('r101', 0.394, 0.2))
+    }
     scratch = _scratch(tmp_path)
     run_page('docs/shift.md',
              dict(FOGGY_CONFIG=foggy_config, CKPT=ckpt,
                   BDD_CONFIG=bdd_config, BDD_CKPT=bdd_ckpt,
-                  BDD=data / 'bdd100k'),
+                  BDD=data / 'bdd100k', COCO_CONFIG=coco_config,
+                  COCO_CKPT=coco_ckpt, COCO_O=data / 'coco-o',
+                  R50_COCO_O=others['r50'], R101_COCO_O=others['r101']),
              str(scratch), forked)
     runs = scratch / 'work_dirs' / 'shift-demo'
     results = json.loads((runs / 'foggy-cityscapes' / 'shift.json')
@@ -473,6 +507,12 @@ def test_shift(demo_dir, demo_checkpoint, tmp_path, forked):
         results = json.loads((runs / benchmark / 'shift.json').read_text())
         assert list(results['splits']) == names
         assert results['reference'] == names[0]
+    coco_o = json.loads((runs / 'coco-o' / 'shift.json').read_text())
+    assert list(coco_o['splits']) == ['coco', *COCO_O_DOMAINS]
+    er = json.loads(
+        (runs / 'coco-o-er' / 'effective_robustness.json').read_text())
+    assert er['line']['fitted'] == ['r50', 'r101']
+    assert [r['name'] for r in er['runs']] == ['r50', 'r101', 'demo']
 
 
 def test_pmk(demo_checkpoint, tmp_path, forked):

@@ -6,9 +6,9 @@ import os.path as osp
 
 import pytest
 
-from robustdet.apis.shift import (COCO_O_DOMAINS, FORMAT, get_benchmark,
-                                  shift_summary)
+from robustdet.apis.shift import COCO_O_DOMAINS
 from tests.conftest import REPO
+from tests.shift_results import shift_json
 from tests.tool_process import run_tool
 
 STEM = 'effective_robustness'
@@ -23,27 +23,13 @@ RUNS = dict(
 )
 
 
-def _shift_json(path, coco, domains, benchmark='coco-o', config='a.py'):
-    bench = get_benchmark(benchmark)
-    names = bench.split_names
-    splits = {names[0]: {'coco/bbox_mAP': coco}}
-    splits.update({s: {'coco/bbox_mAP': v}
-                   for s, v in zip(names[1:], domains)})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(
-        format=FORMAT, benchmark=benchmark, config=config,
-        reference=bench.reference, splits=splits,
-        summary=shift_summary(bench, splits))))
-    return str(path)
-
-
 def run(*args):
     return run_tool('tools/effective_robustness.py', *args, cwd=REPO)
 
 
 @pytest.fixture
 def runs(tmp_path):
-    return {name: _shift_json(tmp_path / name / 'shift.json', coco, doms,
+    return {name: shift_json(tmp_path / name / 'shift.json', coco, doms,
                               config=f'configs/{name}.py')
             for name, (coco, doms) in RUNS.items()}
 
@@ -101,14 +87,14 @@ def test_errors_are_one_line_and_write_nothing(runs, tmp_path, case,
                                                expect):
     args = {
         'one': [runs['a']],
-        'same_x': [runs['a'], _shift_json(tmp_path / 'x' / 'shift.json',
+        'same_x': [runs['a'], shift_json(tmp_path / 'x' / 'shift.json',
                                           0.30, (0.2, ) * 6,
                                           config='x.py')],
-        'bdd': [runs['a'], _shift_json(tmp_path / 'bdd' / 'shift.json',
+        'bdd': [runs['a'], shift_json(tmp_path / 'bdd' / 'shift.json',
                                        0.4, (0.3, 0.2),
                                        benchmark='bdd100k-weather',
                                        config='bdd.py')],
-        'incomplete': [runs['a'], _shift_json(
+        'incomplete': [runs['a'], shift_json(
             tmp_path / 'i' / 'shift.json', 0.4, (0.1, ) * 5,
             config='i.py')],
         'duplicate': [f'a={runs["a"]}', f'a={runs["b"]}'],
