@@ -23,7 +23,7 @@ from ..evaluation.functional.robustness import (grid_coverage,
                                                 robustness_summary)
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
-from .corruption_errors import FAMILY_TITLES
+from .corruption_errors import COUNT_WORDS, FAMILY_TITLES
 from .robustness import compact_cells
 
 FORMAT = 'robustdet.compare/1'
@@ -234,8 +234,10 @@ def _published_row(row: BaselineRow) -> Dict[str, Any]:
         consistent=row.consistent)
 
 
-# The corruption-error entries of a comparison row, in %.
+# The corruption-error entries of a comparison row, in %, and how many
+# corruptions mCE and rmCE average.
 CE_KEYS = ('mCE', 'rmCE', 'CE_pooled', 'rCE_pooled')
+CE_COUNTS = dict(mCE='count', rmCE='rcount')
 
 
 def _run_errors(results: Dict[str, Any], ce_baseline: Dict[str, Any],
@@ -244,8 +246,10 @@ def _run_errors(results: Dict[str, Any], ce_baseline: Dict[str, Any],
     errors = family_errors(results.get('clean') or {}, results['cells'],
                            ce_baseline, [metric]).get(metric, {})
     return {
-        family: {k: _points(e.get(k))
-                 for k in CE_KEYS}
+        family: dict({k: _points(e.get(k))
+                      for k in CE_KEYS},
+                     **{c: e.get(c)
+                        for c in CE_COUNTS.values()})
         for family, e in errors.items()
     }
 
@@ -494,7 +498,7 @@ def ce_table_markdown(data: Dict[str, Any]) -> str:
       'In % of the baseline (below 100 = more robust): mCE and relative '
       'mCE per family, and the pooled CE (1 − mPC) / (1 − mPC^B) and '
       'relative CE (P − mPC) / (P^B − mPC^B); published rows have the '
-      'pooled forms of the 15 only.\n\n')
+      f'pooled forms of the 15 only. {COUNT_WORDS}\n\n')
     header = ['model'] + [
         f'{FAMILY_TITLES[f]}: {k}' for f in families
         for k in ('mCE', 'rel. mCE', 'CE pooled', 'rel. CE pooled')
@@ -504,11 +508,21 @@ def ce_table_markdown(data: Dict[str, Any]) -> str:
     for row in data['rows']:
         ce = row.get('ce') or {}
         cols = [row['label']] + [
-            _fmt((ce.get(f) or {}).get(k)) for f in families for k in CE_KEYS
+            _ce_cell(ce.get(f) or {}, k) for f in families for k in CE_KEYS
         ]
         w('| ' + ' | '.join(cols) + ' |\n')
     w('\n')
     return out.getvalue()
+
+
+def _ce_cell(errors: Dict[str, Any], key: str) -> str:
+    """A comparison's CE in % with one decimal, mCE and rmCE with the
+    number of corruptions they average."""
+    if key in CE_COUNTS and errors.get(CE_COUNTS[key]) is not None:
+        value = errors.get(key)
+        return '–' if value is None else (
+            f'{_fmt(value)} ({errors[CE_COUNTS[key]]})')
+    return _fmt(errors.get(key))
 
 
 def comparison_csv(data: Dict[str, Any]) -> str:
@@ -532,7 +546,9 @@ def comparison_csv(data: Dict[str, Any]) -> str:
     writer.writerow(['name', 'kind', 'label', 'source', *numbers,
                      'baseline', 'incomplete', 'missing'] +
                     [f'mPC_{c}' for c in data['corruptions']] +
-                    [f'{k}_{f}' for f in families for k in CE_KEYS])
+                    [f'{k}_{f}' for f in families for k in CE_KEYS] +
+                    [f'{k}_{f}' for f in families
+                     for k in CE_COUNTS.values()])
 
     def text(value):
         return '' if value is None else value
@@ -547,6 +563,9 @@ def comparison_csv(data: Dict[str, Any]) -> str:
             [text(per.get(c)) for c in data['corruptions']] + [
                 text(((row.get('ce') or {}).get(f) or {}).get(k))
                 for f in families for k in CE_KEYS
+            ] + [
+                text(((row.get('ce') or {}).get(f) or {}).get(k))
+                for f in families for k in CE_COUNTS.values()
             ])
     return out.getvalue()
 

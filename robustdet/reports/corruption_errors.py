@@ -18,6 +18,29 @@ def _ratio(value: Optional[float]) -> str:
     return '–' if value is None else f'{100 * value:.1f}'
 
 
+def mean_with_count(value: Optional[float], count: Optional[int]) -> str:
+    """A mean CE in % (one decimal) with the number of corruptions it
+    averages, ``'84.2 (15)'``; ``'–'`` when there is no mean.
+
+    Args:
+        value (float, optional): The mean, a fraction (1 = the
+            baseline's error) or None.
+        count (int, optional): How many corruptions it averages.
+
+    Returns:
+        str: The cell's text.
+    """
+    if value is None:
+        return '–'
+    return f'{_ratio(value)} ({count})' if count is not None else _ratio(
+        value)
+
+
+# The sentence under every table of mean CEs.
+COUNT_WORDS = ('(n): the corruptions a mean covers; relative mCE leaves '
+               'out the flagged ones.')
+
+
 def baseline_words(entry: Dict[str, Any]) -> str:
     """Which baseline the errors are taken against, in a few words."""
     base = entry['baseline']
@@ -49,7 +72,7 @@ def ce_markdown(results: Dict[str, Any], metrics: List[str]) -> str:
         'family; pooled: (1 − mPC) / (1 − mPC^B) and (P − mPC) / (P^B − '
         'mPC^B). In % of the baseline (below 100 % = more robust). '
         'Relative CE is left out (flagged) where the baseline drops less '
-        'than 0.5 points per severity.\n'
+        f'than 0.5 points per severity. {COUNT_WORDS}\n'
     ]
     shown = [m for m in metrics if m in entry['metrics']] or list(
         entry['metrics'])
@@ -65,7 +88,8 @@ def ce_markdown(results: Dict[str, Any], metrics: List[str]) -> str:
                 flagged.append('pooled')
             lines.append(
                 f'| {FAMILY_TITLES.get(family, family)} | '
-                f'{_ratio(row.get("mCE"))} | {_ratio(row.get("rmCE"))} | '
+                f'{mean_with_count(row.get("mCE"), row.get("count"))} | '
+                f'{mean_with_count(row.get("rmCE"), row.get("rcount"))} | '
                 f'{_ratio(row.get("CE_pooled"))} | '
                 f'{_ratio(row.get("rCE_pooled"))} | '
                 f'{", ".join(flagged) or "–"} |')
@@ -100,8 +124,11 @@ def ce_summary_lines(results: Dict[str, Any],
                 parts.append(f'{family} CE pooled '
                              f'{_ratio(row.get("CE_pooled"))} %')
             else:
-                parts.append(f'{family} mCE {_ratio(row["mCE"])} % '
-                             f'(relative {_ratio(row.get("rmCE"))} %)')
+                parts.append(
+                    f'{family} mCE {_ratio(row["mCE"])} % over '
+                    f'{row.get("count")} (relative '
+                    f'{_ratio(row.get("rmCE"))} % over '
+                    f'{row.get("rcount")})')
         lines.append(f'{metric} vs {entry["baseline"]["name"]}: ' +
                      ', '.join(parts))
     return lines

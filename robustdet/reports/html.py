@@ -21,7 +21,8 @@ from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
 from .compare import (CLASS_MEAN_COLUMN, _class_mean, _fmt, _fmt_delta,
                       comparison, guess_dataset)
-from .corruption_errors import FAMILY_TITLES, _ratio
+from .corruption_errors import (COUNT_WORDS, FAMILY_TITLES, _ratio,
+                                mean_with_count)
 from .html_inputs import KIND_WORDS, ReportRun
 from .html_parts import (code, colour, contents, esc, heading, jpeg_thumbnail,
                          legend, page, para, picture, provenance, raw_td,
@@ -166,7 +167,7 @@ def _ce_section(results: Dict[str, Any], metrics: List[str]) -> str:
         '(AP_clean − AP) / Σ_s (AP^B_clean − AP^B); mCE and relative mCE '
         'their means over a family, pooled: (1 − mPC) / (1 − mPC^B) and '
         '(P − mPC) / (P^B − mPC^B). In % of the baseline (below 100 = '
-        'more robust).'), 'note')
+        'more robust). ' + COUNT_WORDS), 'note')
     shown = [m for m in metrics if m in entry['metrics']] or list(
         entry['metrics'])
     for metric in shown:
@@ -176,9 +177,15 @@ def _ce_section(results: Dict[str, Any], metrics: List[str]) -> str:
             flagged = [f['corruption'] for f in row.get('flagged', [])]
             if row.get('pooled_flagged'):
                 flagged.append('pooled')
-            rows.append(('', [td(FAMILY_TITLES.get(family, family))] + [
+            rows.append(('', [
+                td(FAMILY_TITLES.get(family, family)),
+                td(mean_with_count(row.get('mCE'), row.get('count')),
+                   num=True),
+                td(mean_with_count(row.get('rmCE'), row.get('rcount')),
+                   num=True)
+            ] + [
                 td(_ratio(row.get(k)), num=True)
-                for k in ('mCE', 'rmCE', 'CE_pooled', 'rCE_pooled')
+                for k in ('CE_pooled', 'rCE_pooled')
             ] + [td(', '.join(flagged) or '–')]))
         out += heading(4, metric)
         out += table(['family', 'mCE', 'relative mCE', 'CE pooled',

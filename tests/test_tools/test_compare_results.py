@@ -219,10 +219,16 @@ def test_corruption_errors_against_a_run_and_a_published_row(tmp_path):
         100 * (1 - row['mPC'] / 100) / 0.8, 4)
     md = (out / 'compare.md').read_text()
     assert '## Corruption errors against run `base`' in md
-    assert '| run | 81.2 | 75.0 | 81.2 | 75.0 |' in md
+    # The means say how many corruptions they cover: the 15, and 10 C-bar.
+    assert '| run | 81.2 (15) | 75.0 (15) | 81.2 | 75.0 |' in md
+    assert '| 81.2 (10) | 75.0 (10) |' in md
+    assert '(n): the corruptions a mean covers' in md
+    for family, count in (('benchmark', 15), ('cbar', 10)):
+        assert mine[family]['count'] == mine[family]['rcount'] == count
     rows = list(csv.DictReader(io.StringIO(
         (out / 'compare.csv').read_text())))
     assert float(rows[0]['mCE_cbar']) == 81.25
+    assert rows[0]['count_cbar'] == rows[0]['rcount_cbar'] == '10'
     # A published row has no C-bar numbers.
     bad = _run(str(run), '--ce-baseline', FRCNN, '--out-dir',
                str(tmp_path / 'bad'))
