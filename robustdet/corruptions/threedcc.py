@@ -577,16 +577,15 @@ def _blur_rows(img: np.ndarray, std: float, top: int,
                bottom: int) -> np.ndarray:
     """:func:`_gaussian_blur` of ``img``, exact in rows ``top:bottom``.
 
-    A kernel applied directly reads ``taps // 2`` rows either side, so
-    only those rows are blurred (a depth layer often covers a band of the
-    image); the rows outside are left as they are. Wide kernels (a
-    smaller image, resized) blur the whole image.
+    A kernel reads ``taps // 2`` rows either side, so only those rows
+    are blurred (a depth layer often covers a band of the image); the
+    rows outside are left as they are.
     """
     taps = _odd_taps(std)
-    if taps > _MAX_DIRECT_KSIZE or (top, bottom) == (0, img.shape[0]):
-        return _gaussian_blur(img, std)
     start = max(0, top - taps // 2)
     stop = min(img.shape[0], bottom + taps // 2)
+    if (start, stop) == (0, img.shape[0]):
+        return _gaussian_blur(img, std)
     out = img.copy()
     # Where the band meets the image's edge, the band's own replicated
     # border is the image's.

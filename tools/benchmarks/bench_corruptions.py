@@ -15,7 +15,7 @@ The newer families (C-bar, 3DCC; one definition, which both CPU
 backends run) get their own table: the fast backend's seconds per
 severity, their mean, and its ratio to gaussian_noise's mean at the same
 size (target: none above 3×). The depth-aware corruptions get a depth
-ramp (2 m at the bottom row to 60 m at the top), and the same depths
+ramp (1 m at the bottom row to 15 m at the top), and the same depths
 shuffled (``name*``: the focus blurs then cannot blur bands of rows
 only). Each size also times ``--region objects`` (mask, soft edge and
 blend) for 30 boxes::
@@ -91,7 +91,9 @@ def bench_newer(img, names, repeat):
 
     from robustdet.corruptions import NEEDS_DEPTH, SEVERITIES, corrupt
     h, w = img.shape[:2]
-    depth = np.linspace(60.0, 2.0, h)[:, None].repeat(w, axis=1)
+    # Within 3DCC's metric scale (15.625 m is normalised depth 1), so that
+    # the default calibration keeps nine distinct depth layers.
+    depth = np.linspace(15.0, 1.0, h)[:, None].repeat(w, axis=1)
     # The same depths at random places: no depth layer is a band of rows.
     shuffled = np.random.default_rng(0).permutation(depth.ravel()).reshape(
         h, w)
