@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from mmengine.logging import print_log
 
-from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, grid
+from ..corruptions import CLEAN_SEVERITY, CORRUPTION_NAMES, CPU_DEPENDENT, grid
 from ..corruptions.grid import CLEAN, Cell, cell_key
 from ..evaluation import (class_mean_rpc, grid_coverage, robustness_summary,
                           video_coverage, video_summary)
@@ -356,6 +356,25 @@ def refresh_summary(results: Dict[str, Any]) -> None:
     results['video_summary'] = video_summary(clean, results['cells'])
     if results.get('ce_baseline'):
         results['corruption_errors'] = corruption_errors(results)
+    results['cpu_dependent'] = cpu_dependent_corruptions(results)
+
+
+def cpu_dependent_corruptions(results: Dict[str, Any]) -> List[str]:
+    """The corruptions of a run's cells whose pixels depend on the CPU
+    with its backend (:data:`robustdet.corruptions.CPU_DEPENDENT`): a
+    grey level in a small fraction of the pixels from one CPU generation
+    to another, so their numbers may move by a little between machines.
+
+    Args:
+        results (dict): A results dict with ``backend`` and ``cells``.
+
+    Returns:
+        list[str]: Their names, in the table's order (empty for backends
+        that are not listed, and for imported results).
+    """
+    listed = CPU_DEPENDENT.get(results.get('backend'), ())
+    return [n for n in CORRUPTION_NAMES
+            if n in listed and n in results.get('cells', {})]
 
 
 def corruption_errors(results: Dict[str, Any],

@@ -303,12 +303,17 @@ def provenance(kind: str, path: str, r: Dict[str, Any]) -> str:
             ('channel order', 'channel_order'),
             ('corruption device', 'corruption_device'),
             ('region', 'region'), ('depth', 'depth'),
+            ('pixels that depend on the CPU', 'cpu_dependent'),
             ('ground truth', 'ground_truth'), ('shard', 'shard'),
             ('video clips', 'video_clips'), ('split dir', 'split_dir'),
             ('COCO-O root', 'coco_o_root'))
+    # Image-corruption settings: shown for robustness runs only, and the
+    # CPU-dependent corruptions only when there are some.
+    only_robustness = ('region', 'depth', 'video_clips', 'cpu_dependent')
     items += [(title, json_value(r[key])) for title, key in keys
-              if key in r and (key not in ('region', 'depth', 'video_clips')
-                               or kind == 'robustness')]
+              if key in r and (key not in only_robustness
+                               or kind == 'robustness')
+              and (key != 'cpu_dependent' or r[key])]
     if r.get('ce_baseline'):
         base = r['ce_baseline']
         items.append(('CE baseline', esc(

@@ -234,6 +234,11 @@ def markdown_report(results: Dict[str, Any],
         if results.get('depth'):
             w(f'- depth of the depth-aware corruptions: '
               f'`{results["depth"]}`\n')
+        if results.get('cpu_dependent'):
+            w('- pixels that depend on the CPU with this backend (a grey '
+              'level in a small fraction of the pixels between CPU '
+              'generations; `CPU_DEPENDENT`): ' +
+              ', '.join(f'`{n}`' for n in results['cpu_dependent']) + '\n')
     warning = training_warning(results)
     if warning:
         w(f'- **{warning}**\n')

@@ -32,6 +32,7 @@ from robustdet.reports.html_inputs import (COMPARE_FORMAT, PMK_KEYS,
                                            ROBUSTNESS_FORMAT, SHIFT_FORMAT)
 from robustdet.reports.html_parts import STRIP_WIDTH
 from robustdet.reports.html_parts import colour as cell_colour
+from robustdet.reports.html_parts import provenance
 from tests.conftest import REPO
 from tests.result_pickles import published_like
 from tests.test_evaluation.test_pmk import random_dataset
@@ -548,3 +549,14 @@ def test_page_in_chromium(tmp_path):
         assert img.size == (1280, 2000)
         pixels = np.asarray(img.convert('L'), dtype=np.float64)
     assert pixels.std() > 10, pixels.std()  # a blank page has 0
+
+
+def test_provenance_names_cpu_dependent_corruptions():
+    # A run with a corruption whose pixels depend on the CPU says so in
+    # the page's provenance; one without has no such line.
+    run = dict(seed=0, backend='fast', channel_order='rgb', region='all',
+               cpu_dependent=['sparkles'])
+    page = provenance('robustness', 'r.json', run)
+    assert 'pixels that depend on the CPU' in page and 'sparkles' in page
+    run['cpu_dependent'] = []
+    assert 'depend on the CPU' not in provenance('robustness', 'r.json', run)
