@@ -31,7 +31,7 @@ from ..datasets.transforms.corrupt import corruption_seed, image_identity
 from ..datasets.video_clips import (VideoFrames, check_clip_settings,
                                     clip_window, frame_identity,
                                     load_video_ann)
-from ..datasets.video_corrupted import _anchor_path, clip_seed
+from ..datasets.video_corrupted import anchor_path, clip_seed
 from ..reports.gallery import (DEFAULT_STRIP_FRAMES, DEFAULT_THUMB_WIDTH,
                                Gallery, check_strip_frames, check_thumb_width,
                                clip_grid, image_grid)
@@ -256,7 +256,7 @@ def clip_from_config(config: str,
     """
     check_clip_settings(clip_len, clip_mode, 'auto', 'error')
     leaf, info = dataset_item(config, index, cfg_options)
-    anchor = _anchor_path(info)
+    anchor = anchor_path(info)
     mode = clip_mode
     if mode == 'auto':
         mode = 'segment' if anchor is None else 'anchor'

@@ -10,7 +10,7 @@ from ..engine import (CellRouter, DecodedOnce, GridDataset, GridProgressHook,
                       PassBatchSampler, PassCollate, build_grid_dataloader,
                       metrics_ignore_order, pass_dataset, resolve_collate_fn)
 from ..engine.runner import pass_runner
-from .robustness import _recorder
+from .robustness import results_recorder
 
 __all__ = [
     'CellRouter', 'DecodedOnce', 'GridDataset', 'PassBatchSampler',
@@ -46,7 +46,7 @@ class PassRunner(pass_runner.PassRunner):
                  progress: GridProgressHook, results: Dict[str,
                                                           Any]) -> None:
         super().__init__(runner, job, dl_cfg, test_cfg, evaluator_cfg,
-                         _recorder(job, results))
+                         results_recorder(job, results))
         self.progress = progress
         self.results = results
 

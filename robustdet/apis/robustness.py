@@ -408,7 +408,7 @@ def _check_region_and_depth(dataset: Any, job: RobustnessJob) -> None:
             info['img_path'], getattr(dataset, 'data_root', None))
 
 
-def _recorder(job: RobustnessJob,
+def results_recorder(job: RobustnessJob,
               results: Dict[str, Any]) -> Callable[[List[CellResult]], None]:
     """Record a pass's finished cells into ``results`` and rewrite the
     results file (on rank 0; the other ranks only keep going)."""
@@ -491,7 +491,7 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
     if todo:
         runner_cls = PassRunner if in_passes else CellLoopRunner
         runner_cls(runner, job, dl_cfg, test_cfg, cfg.test_evaluator,
-                   _recorder(job, results), show).run(
+                   results_recorder(job, results), show).run(
                        plan_passes(todo, job.cells_per_pass))
     if shown is not None and is_main_process():
         # From every picture there is, those of earlier runs included.

@@ -84,7 +84,7 @@ from typing import Any, Callable, Dict, Tuple
 import numpy as np
 from scipy import fft as sp_fft
 
-from .cbar_caustic import _caustic_refraction, _sample_caustic_refraction
+from .cbar_caustic import caustic_refraction_pixels, sample_caustic_refraction
 from .cbar_grid import REFERENCE_SIZE
 from .cbar_grid import TWO_PI as _TWO_PI
 from .cbar_grid import add_noise as _add_noise
@@ -579,7 +579,7 @@ def _checkerboard_cutout(img, p):
 # -------------------------------------------------------------- API
 
 _SAMPLERS: Dict[str, Callable[..., Dict[str, Any]]] = {
-    'caustic_refraction': _sample_caustic_refraction,
+    'caustic_refraction': sample_caustic_refraction,
     'inverse_sparkles': _sample_inverse_sparkles,
     'sparkles': _sample_sparkles,
     'perlin_noise': _sample_perlin_noise,
@@ -592,7 +592,7 @@ _SAMPLERS: Dict[str, Callable[..., Dict[str, Any]]] = {
 }
 
 _APPLY: Dict[str, Callable[[np.ndarray, Dict[str, Any]], np.ndarray]] = {
-    'caustic_refraction': _caustic_refraction,
+    'caustic_refraction': caustic_refraction_pixels,
     'inverse_sparkles': _inverse_sparkles,
     'sparkles': _sparkles,
     'perlin_noise': _perlin_noise,

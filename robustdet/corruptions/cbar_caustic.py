@@ -14,7 +14,18 @@ from .cbar_grid import grid as _grid
 from .cbar_grid import strips as _strips
 
 
-def _sample_caustic_refraction(rng, level, h, w):
+def sample_caustic_refraction(rng, level, h, w):
+    """caustic_refraction's parameters, drawn as the source draws them.
+
+    Args:
+        rng (np.random.Generator): The image's generator.
+        level (float): The severity's level in [0, 1].
+        h (int): Image height.
+        w (int): Image width.
+
+    Returns:
+        dict: The parameters, in native pixels.
+    """
     k = effective_scale(h, w)
     return dict(
         time=rng.uniform(0.5, 2.0),
@@ -153,7 +164,17 @@ def _refraction_offsets(grow: np.ndarray, gcol: np.ndarray, eta: float,
     return np.round(factor * grow, 3), np.round(factor * gcol, 3)
 
 
-def _caustic_refraction(img, p):
+def caustic_refraction_pixels(img, p):
+    """caustic_refraction of an RGB uint8 image with parameters ``p``
+    (:func:`sample_caustic_refraction`).
+
+    Args:
+        img (np.ndarray): H×W×3 uint8 image.
+        p (dict): The drawn parameters.
+
+    Returns:
+        np.ndarray: The corrupted image, uint8 H×W×3.
+    """
     # A lens whose surface is the smoothed caustic pattern: each pixel
     # samples the image (bilinear, zero outside) where the refracted ray
     # lands, plus the lighting lighting_amount * (d/drow - d/dcol) of the

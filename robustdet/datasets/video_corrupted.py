@@ -81,7 +81,7 @@ class VideoCellPipeline(MultiCellPipeline):
         if cell[1] == CLEAN_SEVERITY:
             return sample
         frame, transform = self.owner.corrupted_frame(
-            sample['img_path'], _anchor_path(sample), cell, self)
+            sample['img_path'], anchor_path(sample), cell, self)
         img = sample['img']
         if frame.shape != img.shape:
             raise RobustDetError(
@@ -193,7 +193,7 @@ class _VideoCells(WrappedDataset):
                     f'{bad[0]!r} is not')
             source = 'dir' if bad else 'ann'
         self.resolved = dict(clip_mode=mode, frames_from=source)
-        items = [(i['img_path'], _anchor_path(i)) for i in infos]
+        items = [(i['img_path'], anchor_path(i)) for i in infos]
         self._keys = items
         roots = [getattr(leaf, 'data_root', None) or ''
                  for leaf in self._leaves]
@@ -284,7 +284,7 @@ class _VideoCells(WrappedDataset):
         return state
 
 
-def _anchor_path(info: dict) -> Optional[str]:
+def anchor_path(info: dict) -> Optional[str]:
     """The anchor's image path of a neighbour-set item (None otherwise)."""
     anchor, key = info.get('anchor_key'), info.get('frame_key')
     if anchor is None:

@@ -48,7 +48,7 @@ from ...baselines import BaselineRow
 from ...corruptions import (BENCHMARK_CORRUPTIONS, BENCHMARK_FAMILY, FAMILIES,
                             SEVERITIES, family_corruptions)
 from ...utils.errors import RobustDetError
-from .robustness import _defined, _mean, robustness_summary
+from .robustness import defined_value, mean_or_none, robustness_summary
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 
@@ -59,7 +59,7 @@ MIN_DROP = 0.005
 
 def _value(value) -> Optional[float]:
     """The value as float; None when missing, undefined (< 0) or NaN."""
-    value = _defined(value)
+    value = defined_value(value)
     return None if value is None or math.isnan(value) else value
 
 
@@ -203,8 +203,8 @@ def corruption_errors(run_clean: Mapping[str, float],
             out['rCE'][name] = None
             out['flagged'].append(dict(corruption=name, reason=reason))
     rces = [v for v in out['rCE'].values() if v is not None]
-    out['mCE'] = _mean(list(out['CE'].values()))
-    out['rmCE'] = _mean(rces)
+    out['mCE'] = mean_or_none(list(out['CE'].values()))
+    out['rmCE'] = mean_or_none(rces)
     out['count'] = len(out['CE'])
     out['rcount'] = len(rces)
     return out
@@ -339,7 +339,7 @@ def family_errors(clean: Mapping[str, float], cells: Cells,
             errors = corruption_errors(clean, cells, base_clean, base_cells,
                                        metric, name, names)
             # Pooled over the same cells: the baseline's mean over them.
-            base_mpc = _mean([
+            base_mpc = mean_or_none([
                 _value(base_cells[n][str(s)].get(metric))
                 for n, sevs in errors['severities'].items() for s in sevs
             ])

@@ -16,7 +16,7 @@ missing cells are left out.
 """
 from typing import Dict, Mapping, Optional
 
-from .robustness import _defined, _mean
+from .robustness import defined_value, mean_or_none
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 
@@ -38,13 +38,13 @@ def gamma_scores(clean: Mapping[str, float], cells: Cells,
         'gamma_r': {...}}``; None where nothing is defined (γr also when
         P is 0 or undefined).
     """
-    p = _defined(clean.get(metric))
+    p = defined_value(clean.get(metric))
     per_family: Dict[str, list] = {}
     for name, per_sev in cells.items():
         if name not in families:
             continue
         for values in per_sev.values():
-            v = _defined((values or {}).get(metric))
+            v = defined_value((values or {}).get(metric))
             if v is not None:
                 per_family.setdefault(families[name], []).append(v)
     groups = dict(per_family)
@@ -54,7 +54,7 @@ def gamma_scores(clean: Mapping[str, float], cells: Cells,
         if p is None or not values:
             out['gamma_a'][group] = out['gamma_r'][group] = None
             continue
-        out['gamma_a'][group] = _mean([1 - (p - v) for v in values])
-        out['gamma_r'][group] = (_mean([1 - (p - v) / p for v in values])
-                                 if p > 0 else None)
+        out['gamma_a'][group] = mean_or_none([1 - (p - v) for v in values])
+        out['gamma_r'][group] = (mean_or_none(
+            [1 - (p - v) / p for v in values]) if p > 0 else None)
     return out

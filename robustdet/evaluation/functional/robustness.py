@@ -23,7 +23,8 @@ Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 ClassCells = Mapping[str, Mapping[str, Sequence[float]]]
 
 
-def _mean(values: List[float]) -> Optional[float]:
+def mean_or_none(values: List[float]) -> Optional[float]:
+    """The mean of the values, None when there are none."""
     return sum(values) / len(values) if values else None
 
 
@@ -31,17 +32,19 @@ def _ratio(value: Optional[float], p: Optional[float]) -> Optional[float]:
     return value / p if p and value is not None else None
 
 
-def _defined(value) -> Optional[float]:
+def defined_value(value) -> Optional[float]:
     """The value as float, or None when missing or undefined (< 0)."""
     return None if value is None or value < 0 else float(value)
 
 
-def _collect(cells: Cells, names, metric: str) -> List[float]:
+def collect_values(cells: Cells, names, metric: str) -> List[float]:
+    """The defined values of ``metric`` in the cells of the corruptions
+    ``names``, severities 1-5 in order."""
     values = []
     for name in names:
         for sev in SEVERITIES:
-            value = _defined((cells.get(name, {}).get(str(sev)) or {}).get(
-                metric))
+            value = defined_value(
+                (cells.get(name, {}).get(str(sev)) or {}).get(metric))
             if value is not None:
                 values.append(value)
     return values
@@ -121,12 +124,13 @@ def robustness_summary(clean: Mapping[str, float],
     """
     summary = {}
     for metric in metric_keys(clean, cells):
-        p = _defined(clean.get(metric))
-        mpc = _mean(_collect(cells, BENCHMARK_CORRUPTIONS, metric))
+        p = defined_value(clean.get(metric))
+        mpc = mean_or_none(
+            collect_values(cells, BENCHMARK_CORRUPTIONS, metric))
         row = dict(P=p, mPC=mpc, rPC=_ratio(mpc, p))
         for group in GROUPS:
-            row[f'mPC_{group}'] = _mean(
-                _collect(cells, SELECTIONS[group], metric))
+            row[f'mPC_{group}'] = mean_or_none(
+                collect_values(cells, SELECTIONS[group], metric))
         for family in NEWER_FAMILIES:
             row[f'rPC_{family}'] = _ratio(row[f'mPC_{family}'], p)
         summary[metric] = row
@@ -159,7 +163,7 @@ def class_mean_rpc(clean: Sequence[float],
     if not clean or not present:
         return None
     ratios = [
-        _mean([cell[c] for cell in present]) / p
+        mean_or_none([cell[c] for cell in present]) / p
         for c, p in enumerate(clean) if p > 0
     ]
-    return _mean(ratios)
+    return mean_or_none(ratios)

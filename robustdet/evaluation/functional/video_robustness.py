@@ -25,7 +25,8 @@ from ...video.table import CLIP_CORRUPTIONS
 from ...video.types import (FAMILIES, SEVERITIES, SPATIAL_FAMILIES,
                             TEMPORAL_FAMILIES)
 from .gamma import gamma_scores
-from .robustness import _collect, _defined, _mean, metric_keys
+from .robustness import (collect_values, defined_value, mean_or_none,
+                         metric_keys)
 
 Cells = Mapping[str, Mapping[str, Mapping[str, float]]]
 
@@ -121,15 +122,16 @@ def video_summary(clean: Mapping[str, float],
     }
     summary = {}
     for metric in metric_keys(clean, video):
-        p = _defined(clean.get(metric))
-        mpc = _mean(_collect(video, video, metric))
+        p = defined_value(clean.get(metric))
+        mpc = mean_or_none(collect_values(video, video, metric))
         row = dict(
             P=p,
             mPC_video=mpc,
             rPC_video=(mpc / p if p and mpc is not None else None))
         for family in FAMILIES:
             names = [n for n in video if by_family[n] == family]
-            row[f'mPC_{family}'] = _mean(_collect(video, names, metric))
+            row[f'mPC_{family}'] = mean_or_none(
+                collect_values(video, names, metric))
         families = gamma_scores(clean, video, by_family, metric)
         kinds = gamma_scores(clean, video, by_kind, metric)
         for key in ('gamma_a', 'gamma_r'):
