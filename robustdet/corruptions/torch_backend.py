@@ -67,6 +67,8 @@ import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
 from . import common, fast, torch_cbar, torch_threedcc
+from .host import (HOST_STEPS, host_draws, host_image_step,  # noqa: F401
+                   host_inputs)
 from .table import (DEFAULT_CALIBRATION, check_channel_order, check_image_size,
                     check_severity, get_corruption)
 from .torch_ops import (box3_sum, canny_edges, chamfer_distance, equalize_hist,
@@ -141,7 +143,8 @@ def corrupt_batch(images: Images,
                   device: Optional[Union[str, torch.device]] = None,
                   channel_order: str = 'rgb',
                   depth: Depths = None,
-                  depth_calibration: str = DEFAULT_CALIBRATION
+                  depth_calibration: str = DEFAULT_CALIBRATION,
+                  host: Optional[Sequence[Optional[dict]]] = None
                   ) -> Union[torch.Tensor, List[torch.Tensor]]:
     """Corrupt a batch of RGB uint8 images on a torch device.
 
@@ -171,6 +174,10 @@ def corrupt_batch(images: Images,
             Ignored by the other corruptions.
         depth_calibration (str): How depth is normalised, as in
             :func:`robustdet.corruptions.corrupt`.
+        host (Sequence[dict | None], optional): Per image, what
+            :func:`host_inputs` returned for it (computed where the image
+            was decoded, e.g. in a dataloader worker); the images without
+            (None) get it computed here. The pixels are the same.
 
     Returns:
         torch.Tensor | list[torch.Tensor]: uint8 on ``device``, in the
@@ -191,7 +198,7 @@ def corrupt_batch(images: Images,
         seeds = _check_seeds(seeds, len(images))
         depths = None if depth is None else _depth_tensor(depth).to(dev)
         return _run(images.to(dev), name, severity, seeds, bgr, depths,
-                    depth_calibration)
+                    depth_calibration, _check_host(host, len(images)))
     dev = resolve_device(device)
     images = list(images)
     seeds = _check_seeds(seeds, len(images))
@@ -203,12 +210,14 @@ def corrupt_batch(images: Images,
     depths = None if depth is None else [
         _depth_tensor(d).to(dev) for d in depth
     ]
+    host = _check_host(host, len(chw))
     for members in groups.values():
         batch = torch.stack([chw[i] for i in members])
         result = _run(
             batch, name, severity, [seeds[i] for i in members], bgr,
             None if depths is None else torch.stack(
-                [depths[i] for i in members]), depth_calibration)
+                [depths[i] for i in members]), depth_calibration,
+            None if host is None else [host[i] for i in members])
         for i, img in zip(members, result):
             out[i] = img.permute(1, 2, 0).contiguous()
     return out
@@ -243,6 +252,18 @@ def corrupt_torch(img: np.ndarray,
     return out.cpu().numpy()
 
 
+def _check_host(host: Optional[Sequence[Optional[dict]]],
+                count: int) -> Optional[List[Optional[dict]]]:
+    if host is None:
+        return None
+    host = list(host)
+    if len(host) != count:
+        raise RobustDetError(
+            f'corrupt_batch got host inputs for {len(host)} images and '
+            f'{count} images')
+    return host
+
+
 def _depth_tensor(depth: Union[np.ndarray, torch.Tensor]) -> torch.Tensor:
     if isinstance(depth, np.ndarray):
         depth = torch.from_numpy(np.ascontiguousarray(depth))
@@ -255,7 +276,8 @@ def _run(x: torch.Tensor,
          seeds: List[int],
          bgr: bool,
          depth: Optional[torch.Tensor] = None,
-         calibration: str = DEFAULT_CALIBRATION) -> torch.Tensor:
+         calibration: str = DEFAULT_CALIBRATION,
+         host: Optional[Sequence[Optional[dict]]] = None) -> torch.Tensor:
     if severity == 0:
         return x.clone()
     if bgr:
@@ -266,7 +288,9 @@ def _run(x: torch.Tensor,
                 name).needs_depth else {}
             out = _NEWER[name](x, severity, seeds, depth=depth, **kwargs)
         else:
-            out = _FUNCS[name](x, common.params(name, severity), seeds)
+            kwargs = dict(host=host) if name in HOST_STEPS else {}
+            out = _FUNCS[name](x, common.params(name, severity), seeds,
+                               **kwargs)
     return out.flip(1) if bgr else out
 
 
@@ -387,27 +411,14 @@ def defocus_blur(x, c, seeds):
     return to_uint8(F.conv2d(padded, weight, groups=3))
 
 
-def _glass_permutation(height: int, width: int, delta: int, iterations: int,
-                       seed: int) -> np.ndarray:
-    """Where glass_blur's shuffle takes each pixel from (flat indices).
-
-    The shuffle only copies whole pixels, so running it on an image whose
-    pixels are their own indices (a uint32 in four uint8 channels) gives
-    the source of every output pixel.
-    """
-    index = np.arange(height * width, dtype='<u4').view(np.uint8)
-    index = index.reshape(height, width, 4)
-    common.glass_shuffle(index, delta, iterations, seed)
-    return index.view('<u4').reshape(-1).astype(np.int64)
-
-
 @_register
-def glass_blur(x, c, seeds):
+def glass_blur(x, c, seeds, host=None):
     sigma, delta, iterations = c
     n, ch, h, w = x.shape
     blurred = gaussian_filter(x.float(), sigma).clamp_(0, 255).to(torch.uint8)
     perm = np.stack([
-        _glass_permutation(h, w, delta, iterations, s) for s in seeds])
+        d['perm'] for d in host_draws('glass_blur', c, seeds, h, w, host)
+    ])
     perm = on_device(perm, x).unsqueeze(1).expand(n, ch, h * w)
     shuffled = blurred.reshape(n, ch, h * w).gather(2, perm)
     shuffled = shuffled.reshape(n, ch, h, w).float()
@@ -481,14 +492,12 @@ def _gray(x: torch.Tensor) -> torch.Tensor:
 
 
 @_register
-def snow(x, c, seeds):
+def snow(x, c, seeds, host=None):
     loc, scale, zoom, threshold, radius, sigma, mix = c
     n, _, h, w = x.shape
     layers = []
-    for seed in seeds:
-        rng = np.random.RandomState(seed)
-        flakes = rng.normal(size=(h, w), loc=loc, scale=scale)
-        angle = rng.uniform(-135, -45)
+    for draw in host_draws('snow', c, seeds, h, w, host):
+        flakes, angle = draw['flakes'], draw['angle']
         flakes = _zoom_sum(on_device(flakes, x)[None, None], [zoom], True)[0]
         flakes = torch.where(flakes < threshold, 0, flakes).clamp_(0, 1)
         flakes = _motion(flakes, radius, sigma, angle)
@@ -502,26 +511,20 @@ def snow(x, c, seeds):
 
 
 @_register
-def frost(x, c, seeds):
+def frost(x, c, seeds, host=None):
     n, _, h, w = x.shape
-    textures = []
-    for seed in seeds:
-        index, top, left = common.frost_draw(
-            np.random.RandomState(seed), h, w)
-        texture = common.frost_rescaled(index, h, w)
-        textures.append(texture[top:top + h, left:left + w])
+    textures = [
+        d['texture'] for d in host_draws('frost', c, seeds, h, w, host)
+    ]
     texture = on_device(np.stack(textures), x).permute(0, 3, 1, 2)
     return to_uint8(c[0] * x.float() + c[1] * texture.float())
 
 
 @_register
-def fog(x, c, seeds):
+def fog(x, c, seeds, host=None):
     n, _, h, w = x.shape
-    mapsize = common.next_power_of_2(max(h, w))
-    fractal = np.stack([
-        common.plasma_fractal(np.random.RandomState(s), mapsize,
-                              c[1])[:h, :w] for s in seeds
-    ])
+    fractal = np.stack(
+        [d['fractal'] for d in host_draws('fog', c, seeds, h, w, host)])
     fractal = on_device(fractal, x)[:, None]
     max_val = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255.
     gain = (max_val / (max_val + c[0])).float()
@@ -605,12 +608,11 @@ def _remap_reflect(x: torch.Tensor, dy: torch.Tensor,
 
 
 @_register
-def elastic_transform(x, c, seeds):
+def elastic_transform(x, c, seeds, host=None):
     n, _, h, w = x.shape
-    limit = h * 0.005
     fields = np.stack([
-        np.random.RandomState(s).uniform(-limit, limit, size=(2, h, w))
-        for s in seeds
+        d['fields']
+        for d in host_draws('elastic_transform', c, seeds, h, w, host)
     ])
     kernel_y = common.gaussian_kernel1d(h * 0.01, common.ELASTIC_TRUNCATE)
     kernel_x = common.gaussian_kernel1d(w * 0.01, common.ELASTIC_TRUNCATE)
@@ -646,13 +648,11 @@ def _water(layer: torch.Tensor) -> torch.Tensor:
 
 
 @_register
-def spatter(x, c, seeds):
+def spatter(x, c, seeds, host=None):
     loc, scale, sigma, threshold, strength, mud = c
     n, _, h, w = x.shape
-    liquid = np.stack([
-        np.random.RandomState(s).normal(size=(h, w), loc=loc, scale=scale)
-        for s in seeds
-    ])
+    liquid = np.stack(
+        [d['liquid'] for d in host_draws('spatter', c, seeds, h, w, host)])
     liquid = gaussian_filter(on_device(liquid, x)[:, None], sigma)
     liquid = torch.where(liquid < threshold, 0., liquid)
     out = x.float() / 255.
@@ -731,12 +731,14 @@ def pixelate(x, c, seeds):
 
 
 @_register
-def jpeg_compression(x, c, seeds):
+def jpeg_compression(x, c, seeds, host=None):
     # No JPEG codec on the device: Pillow's libjpeg on the CPU, as the
-    # fast backend (and the reference) does it.
-    images = x.permute(0, 2, 3, 1).cpu().numpy()
-    out = np.stack([
-        fast.jpeg_compression(np.ascontiguousarray(img), c, 0)
-        for img in images
-    ])
-    return on_device(out, x).permute(0, 3, 1, 2).contiguous()
+    # fast backend (and the reference) does it; in the dataloader workers
+    # when they gave the result (host).
+    out = []
+    for i, given in enumerate(host or [None] * len(x)):
+        if given is None:
+            img = np.ascontiguousarray(x[i].permute(1, 2, 0).cpu().numpy())
+            given = host_image_step('jpeg_compression', img, c)
+        out.append(given['image'])
+    return on_device(np.stack(out), x).permute(0, 3, 1, 2).contiguous()

@@ -2,7 +2,8 @@
 from .bdd100k import BDD100K_CLASSES, BDD100kDataset, write_coco_annotations
 from .corrupted import (CorruptedDataset, insert_after_loading,
                         iter_leaf_datasets, loading_index)
-from .deferred_corrupted import DeferredCorruptionDataset, defer_pipeline
+from .deferred_corrupted import (HOST_KEY, DeferredCorruptionDataset,
+                                 attach_host_inputs, defer_pipeline)
 from .foggy_cityscapes import (FOGGY_BETAS, FoggyCityscapesDataset,
                                foggy_file_name, parse_foggy_beta)
 from .multi_corrupted import MultiCellPipeline, MultiCorruptedDataset
@@ -18,7 +19,7 @@ from .video_corrupted import (MultiVideoCorruptedDataset,
 
 __all__ = [
     'BDD100K_CLASSES', 'BDD100kDataset', 'CorruptImage', 'CorruptedDataset',
-    'DeferredCorruptionDataset',
+    'DeferredCorruptionDataset', 'HOST_KEY', 'attach_host_inputs',
     'DeferredResize', 'FOGGY_BETAS', 'FoggyCityscapesDataset',
     'IMAGENET_VID_CLASSES', 'IMAGENET_VID_WNIDS',
     'MultiCellPipeline', 'MultiCorruptedDataset', 'NeighborSetDataset',

@@ -10,6 +10,8 @@ from torch import nn
 
 from ..corruptions import (CLEAN_SEVERITY, check_channel_order, check_severity,
                            get_corruption)
+from ..corruptions.grid import cell_key
+from ..datasets.deferred_corrupted import HOST_KEY
 from ..datasets.transforms import corruption_seed
 from ..utils.errors import RobustDetError
 
@@ -158,13 +160,19 @@ class CorruptingDataPreprocessor(BaseDataPreprocessor):
             corruption_seed(self.seed, _identity(s), self.corruption,
                             self.severity) for s in samples
         ]
+        # The CPU part each dataloader worker computed for this cell
+        # (attach_host_inputs), taken out of the shared dict; the images
+        # without get it computed here.
+        key = cell_key(self.cell)
+        host = [(s.get(HOST_KEY) or {}).pop(key, None) for s in samples]
         # mmdet's BGR C×H×W -> RGB H×W×3 and back, as CorruptImage does.
         out = corrupt_batch([img.flip(0).permute(1, 2, 0) for img in images],
                             self.corruption,
                             self.severity,
                             seeds,
                             device=device,
-                            channel_order=self.channel_order)
+                            channel_order=self.channel_order,
+                            host=host)
         return [img.permute(2, 0, 1).flip(0) for img in out]
 
     def _sync_device(self) -> None:

@@ -53,9 +53,13 @@ def test_corruption_device_of_a_job(tmp_path):
         job(corruption_device='cpu')
     with pytest.raises(RobustDetError, match="invalid device 'tpu'"):
         job(backend='torch', corruption_device='tpu')
-    # Test loops other than TestLoop get the decoding dataset as it is.
+    # Test loops other than TestLoop get the decoding dataset, which also
+    # computes the cell's CPU part in the dataloader workers.
     dl = dict(dataset=dict(type='DeferredCorruptionDataset'))
-    assert cell_dataloader_cfg(dl, ('fog', 3), torch_job) == dl
+    assert cell_dataloader_cfg(dl, ('fog', 3), torch_job) == dict(
+        dataset=dict(type='DeferredCorruptionDataset', host_cells=[['fog', 3]],
+                     seed=torch_job.seed, channel_order='rgb'))
+    assert cell_dataloader_cfg(dl, ('clean', 0), torch_job) == dl
     assert cell_dataloader_cfg(dl, ('fog', 3), job())['dataset'][
         'type'] == 'CorruptedDataset'
 

@@ -240,7 +240,7 @@ def test_convolutions_in_full_float32(images, monkeypatch):
     before = conv.fp32_precision
     seen = []
 
-    def spy(x, c, seeds):
+    def spy(x, c, seeds, host=None):
         seen.append(conv.fp32_precision)
         return x
 

@@ -136,6 +136,40 @@ def test_equals_cpu_path(setup, cell, backend, channel_order):
         assert meta['scale_factor'] == (2.5, 2.5)
 
 
+@pytest.mark.parametrize('channel_order', ['rgb', 'bgr'])
+def test_cpu_part_from_the_workers_gives_the_same_pixels(
+        setup, demo_dir, channel_order):
+    # The dataset computes each cell's CPU part where it loads the sample
+    # (a dataloader worker); the device then uses it: the same pixels as
+    # computing it in the preprocessor, and each cell takes its own.
+    from robustdet.datasets import HOST_KEY
+    preprocessor_cfg, dataset_cfg, batch = setup
+    cells = [('fog', 2), ('snow', 3), ('jpeg_compression', 4),
+             ('glass_blur', 1), ('elastic_transform', 5), ('spatter', 2),
+             ('frost', 3), ('brightness', 3)]
+    deferred = DATASETS.build(
+        dict(type='DeferredCorruptionDataset',
+             dataset=copy.deepcopy(dataset_cfg), host_cells=cells, seed=3,
+             channel_order=channel_order))
+    hosted = pseudo_collate([deferred[i] for i in range(len(deferred))])
+    for sample in hosted['data_samples']:
+        # brightness has no CPU part.
+        assert sorted(sample.get(HOST_KEY)) == sorted(
+            f'{n}/{s}' for n, s in cells if n != 'brightness')
+    wrapped = MODELS.build(
+        dict(type='CorruptingDataPreprocessor',
+             data_preprocessor=copy.deepcopy(preprocessor_cfg), seed=3,
+             channel_order=channel_order))
+    for cell in cells:
+        wrapped.set_cell(*cell)
+        want = wrapped.corrupt_and_resize(copy.deepcopy(batch))['inputs']
+        got = wrapped.corrupt_and_resize(hosted)['inputs']
+        for a, b in zip(want, got):
+            assert torch.equal(a, b), cell
+    for sample in hosted['data_samples']:
+        assert sample.get(HOST_KEY) == {}
+
+
 def test_corruption_really_applied(setup):
     preprocessor_cfg, _, batch = setup
     wrapped = CorruptingDataPreprocessor(copy.deepcopy(preprocessor_cfg))

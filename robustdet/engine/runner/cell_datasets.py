@@ -13,24 +13,36 @@ from mmdet.registry import DATASETS
 
 from ...corruptions import CLEAN_SEVERITY
 from ...corruptions.grid import Cell
-from ...datasets import MultiCorruptedDataset, MultiVideoCorruptedDataset
+from ...datasets import (MultiCorruptedDataset, MultiVideoCorruptedDataset,
+                         attach_host_inputs)
 from ...video.table import is_video_corruption
 
 
 class DecodedOnce:
     """Stands in for a :class:`MultiCorruptedDataset` when the model's data
     preprocessor corrupts: the ``idx``-th image's one decoded sample
-    serves every cell of a pass.
+    serves every cell of a pass, and carries the CPU part of each cell's
+    corruption (:func:`~robustdet.datasets.attach_host_inputs`), computed
+    where the sample is loaded.
 
     Args:
         dataset (dict | Dataset): The test dataset (config), a
             :class:`~robustdet.datasets.DeferredCorruptionDataset`.
+        seed (int, optional): The run's seed; None computes no CPU part
+            here (the device's preprocessor then does). Defaults to None.
+        channel_order (str): The run's channel order. Defaults to
+            ``'rgb'``.
     """
 
-    def __init__(self, dataset: Any) -> None:
+    def __init__(self,
+                 dataset: Any,
+                 seed: Optional[int] = None,
+                 channel_order: str = 'rgb') -> None:
         if isinstance(dataset, dict):
             dataset = DATASETS.build(dataset)
         self.dataset = dataset
+        self.seed = seed
+        self.channel_order = channel_order
 
     @property
     def metainfo(self) -> dict:
@@ -41,7 +53,10 @@ class DecodedOnce:
 
     def get(self, idx: int, cells: Optional[Sequence[Cell]] = None) -> list:
         """``[sample]``: one sample for all the cells."""
-        return [self.dataset[idx]]
+        sample = self.dataset[idx]
+        if self.seed is not None and cells:
+            attach_host_inputs(sample, cells, self.seed, self.channel_order)
+        return [sample]
 
 
 class CellRouter:
@@ -119,7 +134,11 @@ def cell_dataloader_cfg(dataloader_cfg: Dict[str, Any], cell: Cell,
             corruption=name,
             severity=severity,
             **job.video_dataset_args())
-    elif severity != CLEAN_SEVERITY and not job.corrupts_on_device:
+    elif severity != CLEAN_SEVERITY and job.corrupts_on_device:
+        # The model corrupts; the workers compute the CPU part.
+        dl['dataset'] = dict(dl['dataset'], host_cells=[list(cell)],
+                             seed=job.seed, channel_order=job.channel_order)
+    elif severity != CLEAN_SEVERITY:
         dl['dataset'] = dict(
             type='CorruptedDataset',
             dataset=dl['dataset'],

@@ -29,6 +29,7 @@ import torch
 from mmengine.runner.amp import autocast
 
 from ...corruptions.grid import Cell, cell_key
+from ...datasets import HOST_KEY
 from ...models import find_corrupting_preprocessor
 from ...utils.evaluator_cfg import metric_cfgs, metric_type
 from ..hooks import ShowHook
@@ -132,7 +133,9 @@ class PassRunner(BaseGridRunner):
     def run_passes(self, passes: List[List[Cell]]) -> None:
         """Evaluate the passes from one dataloader."""
         if self.device_corrupter is not None:
-            dataset = DecodedOnce(copy.deepcopy(self.dl_cfg['dataset']))
+            dataset = DecodedOnce(copy.deepcopy(self.dl_cfg['dataset']),
+                                  seed=self.job.seed,
+                                  channel_order=self.job.channel_order)
         else:
             dataset = pass_dataset(self.dl_cfg,
                                    [c for p in passes for c in p], self.job)
@@ -181,8 +184,16 @@ class PassRunner(BaseGridRunner):
         copy of the one decoded batch (the last cell takes the batch)."""
         if self.device_corrupter is None:
             return batches[j]
-        return batches[0] if j == num_cells - 1 else copy.deepcopy(
-            batches[0])
+        if j == num_cells - 1:
+            return batches[0]
+        # The host inputs are shared, not copied: each cell takes its own.
+        memo = {
+            id(host): host
+            for host in (s.get(HOST_KEY)
+                         for s in batches[0].get('data_samples') or [])
+            if host is not None
+        }
+        return copy.deepcopy(batches[0], memo)
 
     @torch.no_grad()
     def _run_pass(self, index: int, cells: List[Cell], batches: Iterator,
