@@ -501,15 +501,34 @@ def pixelate(img, c, seed):
 _IMREAD_RGB = getattr(cv2, 'IMREAD_COLOR_RGB', None)
 
 
+@functools.lru_cache(maxsize=None)
+def _opencv_decodes_like_pillow() -> bool:
+    """Whether this OpenCV decodes JPEG to Pillow's pixels: the wheels
+    of both bundle libjpeg-turbo; an OpenCV built on another libjpeg may
+    round its inverse DCT or upsampling otherwise, and then Pillow
+    decodes. Checked once per process on a noisy image at quality 7 (a
+    chroma-subsampled JPEG of every 8×8 block)."""
+    if _IMREAD_RGB is None:
+        return False
+    img = np.random.default_rng(0).integers(0, 256, (48, 64, 3), np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(img).save(buffer, 'JPEG', quality=7)
+    data = np.frombuffer(buffer.getvalue(), np.uint8)
+    ours = cv2.imdecode(data, _IMREAD_RGB)
+    return ours is not None and np.array_equal(
+        ours, np.asarray(Image.open(buffer)))
+
+
 @_register
 def jpeg_compression(img, c, seed):
     # The codec is the measurement: Pillow's libjpeg-turbo encoder, as in
     # the reference. OpenCV's bundled libjpeg-turbo decodes those bytes to
-    # Pillow's pixels (the fidelity tests compare with the reference) and
-    # straight into an array: 0.4 ms of 3.7 saved at 480×640.
+    # Pillow's pixels (checked once per process; the fidelity tests compare
+    # with the reference) and straight into an array: 0.4 ms of 3.7 saved
+    # at 480×640.
     buffer = io.BytesIO()
     Image.fromarray(img).save(buffer, 'JPEG', quality=c)
-    if _IMREAD_RGB is None:
+    if not _opencv_decodes_like_pillow():
         return np.asarray(Image.open(buffer))
     return cv2.imdecode(np.frombuffer(buffer.getbuffer(), np.uint8),
                         _IMREAD_RGB)

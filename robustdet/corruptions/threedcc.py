@@ -23,8 +23,8 @@ Three need a depth map (:data:`NEEDS_DEPTH`):
 
 * ``fog_3d``: ``I = img * t + A * (1 - t)`` with ``t = exp(-alpha * d)``,
   ``alpha = 4 ... 20``, on normalised depth ``d`` (below) and the airlight
-  ``A`` the mean of the image over all pixels and channels (a grey),
-  truncated to uint8.
+  ``A`` the mean of the image over all pixels and channels (a grey);
+  the result is truncated to uint8.
 * ``near_focus`` and ``far_focus``: depth of field. The depth is cut at
   its 0/8 ... 8/8 quantiles; each of the 9 quantile depths ``q`` gets the
   image blurred by a Gaussian of std ``aperture * |q - f| / q`` (the
@@ -618,7 +618,7 @@ def _gaussian_blur(img: np.ndarray, std: float) -> np.ndarray:
             img, (taps, taps), std, borderType=cv2.BORDER_REPLICATE)
     # A wide kernel: the same truncated Gaussian, by FFT. Rows, then
     # columns, each channel a C-contiguous line; float32 with the kernel
-    # computed in float64, within 1e-3 grey levels of the float64 direct
+    # computed in float64, about 1e-4 grey levels from the float64 direct
     # sum before rounding.
     x = np.ascontiguousarray(img.transpose(2, 0, 1), dtype=np.float32)
     x = _fft_filter_lines(x, std, taps)

@@ -3,8 +3,9 @@
 
 Each function takes a uint8 batch ``N×3×H×W`` (RGB) on the CPU or a CUDA
 device, the images' seeds and, for :data:`.threedcc.NEEDS_DEPTH`, their
-depth maps (a float32 ``N×H×W`` tensor on the same device, any positive
-scale, unknown where not finite or not positive), and returns the
+depth maps (a float32 ``N×H×W`` tensor on the same device, in metres
+for the default calibration, unknown where not finite or not positive),
+and returns the
 corrupted uint8 batch on that device. :data:`FUNCS` maps the names to
 them. What matches the numpy core :func:`.threedcc.corrupt_3dcc`:
 

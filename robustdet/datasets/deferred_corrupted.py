@@ -137,7 +137,8 @@ def attach_host_inputs(sample: dict, cells: Sequence[Cell], seed: int,
         if inputs is not None:
             host[cell_key((name, severity))] = inputs
     if host:
-        data_sample.set_metainfo({HOST_KEY: host})
+        # set_field: set_metainfo would deep-copy the arrays.
+        data_sample.set_field(host, HOST_KEY, field_type='metainfo')
     return sample
 
 

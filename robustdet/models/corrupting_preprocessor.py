@@ -165,6 +165,11 @@ class CorruptingDataPreprocessor(BaseDataPreprocessor):
         # without get it computed here.
         key = cell_key(self.cell)
         host = [(s.get(HOST_KEY) or {}).pop(key, None) for s in samples]
+        for s in samples:
+            # This cell's samples (a pass's cells share the dict) go on to
+            # the model, hooks and evaluator without the other cells'.
+            if HOST_KEY in s:
+                delattr(s, HOST_KEY)
         # mmdet's BGR C×H×W -> RGB H×W×3 and back, as CorruptImage does.
         out = corrupt_batch([img.flip(0).permute(1, 2, 0) for img in images],
                             self.corruption,

@@ -147,8 +147,8 @@ def test_depth_calibrations_match_core(name, calibration):
 def test_focus_within_two_grey_levels_of_exact(name):
     # Every layer blurred by the source's truncated Gaussian in float64,
     # directly: the torch port is held to the definition, not only to its
-    # numpy twin. At 128×160 on this street, far_focus has layers of up
-    # to 435 taps.
+    # numpy twin. At 128×160 on this street under the per-image
+    # calibration, far_focus has layers of up to 97 taps.
     from scipy import ndimage
 
     from robustdet.corruptions import threedcc
@@ -164,12 +164,24 @@ def test_focus_within_two_grey_levels_of_exact(name):
 
     img, depth = photo(128, 160, 4), street_depth(128, 160, 4)
     x, d = _batch([img], [depth])
+    widest = []
+    fft = torch_threedcc._fft_filter_lines
+
+    def counted(x, std, taps):
+        widest.append(taps)
+        return fft(x, std, taps)
+
     for severity in SEVERITIES:
-        out = _to_hwc(FUNCS[name](x, severity, [0], d))[0]
         with pytest.MonkeyPatch.context() as m:
+            m.setattr(torch_threedcc, '_fft_filter_lines', counted)
+            out = _to_hwc(FUNCS[name](x, severity, [0], d,
+                                      calibration='percentile'))[0]
             m.setattr(threedcc, '_gaussian_blur', exact_blur)
-            exact = corrupt_3dcc(img, name, severity, 0, depth=depth)
+            exact = corrupt_3dcc(img, name, severity, 0, depth=depth,
+                                 calibration='percentile')
         assert np.abs(out.astype(np.int16) - exact).max() <= 2, severity
+    if name == 'far_focus':
+        assert max(widest) > 80
 
 
 @pytest.mark.cpu_sensitive

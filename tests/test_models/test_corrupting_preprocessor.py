@@ -138,23 +138,29 @@ def test_equals_cpu_path(setup, cell, backend, channel_order):
 
 @pytest.mark.parametrize('channel_order', ['rgb', 'bgr'])
 def test_cpu_part_from_the_workers_gives_the_same_pixels(
-        setup, demo_dir, channel_order):
+        setup, channel_order):
     # The dataset computes each cell's CPU part where it loads the sample
     # (a dataloader worker); the device then uses it: the same pixels as
-    # computing it in the preprocessor, and each cell takes its own.
+    # computing it in the preprocessor. As in a pass, each cell gets a copy
+    # of the batch that shares the inputs, and takes its own out.
     from robustdet.datasets import HOST_KEY
     preprocessor_cfg, dataset_cfg, batch = setup
     cells = [('fog', 2), ('snow', 3), ('jpeg_compression', 4),
              ('glass_blur', 1), ('elastic_transform', 5), ('spatter', 2),
              ('frost', 3), ('brightness', 3)]
-    deferred = DATASETS.build(
-        dict(type='DeferredCorruptionDataset',
-             dataset=copy.deepcopy(dataset_cfg), host_cells=cells, seed=3,
-             channel_order=channel_order))
-    hosted = pseudo_collate([deferred[i] for i in range(len(deferred))])
-    for sample in hosted['data_samples']:
+
+    def hosted_batch():
+        deferred = DATASETS.build(
+            dict(type='DeferredCorruptionDataset',
+                 dataset=copy.deepcopy(dataset_cfg), host_cells=cells,
+                 seed=3, channel_order=channel_order))
+        return pseudo_collate([deferred[i] for i in range(len(deferred))])
+
+    hosted = hosted_batch()
+    shared = [s.get(HOST_KEY) for s in hosted['data_samples']]
+    for inputs in shared:
         # brightness has no CPU part.
-        assert sorted(sample.get(HOST_KEY)) == sorted(
+        assert sorted(inputs) == sorted(
             f'{n}/{s}' for n, s in cells if n != 'brightness')
     wrapped = MODELS.build(
         dict(type='CorruptingDataPreprocessor',
@@ -163,11 +169,23 @@ def test_cpu_part_from_the_workers_gives_the_same_pixels(
     for cell in cells:
         wrapped.set_cell(*cell)
         want = wrapped.corrupt_and_resize(copy.deepcopy(batch))['inputs']
-        got = wrapped.corrupt_and_resize(hosted)['inputs']
-        for a, b in zip(want, got):
+        copied = copy.deepcopy(hosted, {id(d): d for d in shared})
+        got = wrapped.corrupt_and_resize(copied)
+        for a, b in zip(want, got['inputs']):
             assert torch.equal(a, b), cell
-    for sample in hosted['data_samples']:
-        assert sample.get(HOST_KEY) == {}
+        # The cell's samples go on without the inputs.
+        assert all(HOST_KEY not in s for s in got['data_samples'])
+    assert shared == [{}] * len(shared)
+    # The device really uses them: a blank fog fractal leaves image 0
+    # unfogged, the others as computed.
+    poisoned = hosted_batch()
+    fractal = poisoned['data_samples'][0].get(HOST_KEY)['fog/2']['fractal']
+    fractal[...] = 0
+    wrapped.set_cell('fog', 2)
+    want = wrapped.corrupt_and_resize(copy.deepcopy(batch))['inputs']
+    got = wrapped.corrupt_and_resize(poisoned)['inputs']
+    assert not torch.equal(want[0], got[0])
+    assert all(torch.equal(a, b) for a, b in zip(want[1:], got[1:]))
 
 
 def test_corruption_really_applied(setup):

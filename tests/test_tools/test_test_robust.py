@@ -398,23 +398,24 @@ def test_cells_per_pass_below_one(demo_checkpoint, tmp_path, value):
 def test_torch_backend_cli(single_run, demo_checkpoint, tmp_path):
     _, fast, _ = single_run
     config, ckpt = demo_checkpoint
-    # fog's fractal is the CPU part the dataloader workers compute (shared
-    # by the cells of a pass, or per cell without passes).
+    # fog's fractal is the CPU part the dataloader workers compute, shared
+    # by the cells of a pass: fog/1 comes first in its pass, so its batch
+    # is the copy that shares the inputs with fog/3's.
     proc = run_tool('tools/test_robust.py', config, ckpt, '--work-dir',
                     tmp_path, '--corruptions', 'defocus_blur', 'fog',
                     '--severities', '0', '1', '3', '--backend', 'torch',
-                    '--cells-per-pass', '2', cwd=REPO)
+                    '--cells-per-pass', '3', cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = proc.stdout + proc.stderr
-    assert 'cells 1-2/5 (clean, defocus_blur/1)' in log
-    assert 'cell 5/5 (fog/3)' in log
+    assert 'cells 1-3/5 (clean, defocus_blur/1, defocus_blur/3)' in log
+    assert 'cells 4-5/5 (fog/1, fog/3)' in log
     results = load_results(str(tmp_path / RESULTS_FILE))
     assert results['backend'] == 'torch'
     assert results['corruption_device'] == 'cpu'
     assert sorted(results['seconds']) == [
         'clean', 'defocus_blur/1', 'defocus_blur/3', 'fog/1', 'fog/3']
     assert results['clean'].keys() == fast['clean'].keys()
-    # Two cells per pass from the CLI: the numbers of one cell per pass,
+    # Three cells per pass from the CLI: the numbers of one cell per pass,
     # exactly (same images, same kernels, one machine).
     single, _ = _run_in_process(config, ckpt, tmp_path / 'k1', 'torch',
                                 ['defocus_blur', 'fog'], [0, 1, 3])
