@@ -88,7 +88,7 @@ def host_inputs(img: np.ndarray,
     if name in _HOST_IMAGE:
         if check_channel_order(channel_order) == 'bgr':
             img = img[..., ::-1]
-        return _HOST_IMAGE[name](np.ascontiguousarray(img), c)
+        return host_image_step(name, np.ascontiguousarray(img), c)
     return _HOST[name](c, seed, *img.shape[:2])
 
 
@@ -159,5 +159,7 @@ def host_image_step(name: str, img: np.ndarray, c) -> Dict[str, Any]:
     """The CPU part of a corruption that reads the image (JPEG), on an
     RGB uint8 H×W×3 image in the orientation the corruption sees."""
     return _HOST_IMAGE[name](img, c)
+
+
 #: The corruptions with a CPU part.
 HOST_STEPS = frozenset(_HOST) | frozenset(_HOST_IMAGE)

@@ -243,6 +243,22 @@ DEFAULT_CALIBRATION = 'taskonomy'
 MIN_SIDE = 32
 
 
+def check_calibration(calibration: str) -> str:
+    """Check a depth calibration name (:data:`DEPTH_CALIBRATIONS`).
+
+    Args:
+        calibration (str): The name.
+
+    Returns:
+        str: The name.
+    """
+    if calibration not in DEPTH_CALIBRATIONS:
+        raise RobustDetError(
+            f'unknown depth calibration {calibration!r}; valid: '
+            f'{", ".join(DEPTH_CALIBRATIONS)}')
+    return calibration
+
+
 def check_channel_order(channel_order: str) -> str:
     """``channel_order`` if it is one of :data:`CHANNEL_ORDERS`, else a
     user error."""

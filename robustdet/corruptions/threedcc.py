@@ -35,7 +35,7 @@ Three need a depth map (:data:`NEEDS_DEPTH`):
   ``1 - dist ** 2`` (``dist`` its distance to either, a fraction of the
   gap).
 
-Depth normalisation, a named calibration (:data:`DEPTH_CALIBRATIONS`):
+Depth normalisation, a named calibration (:data:`.table.DEPTH_CALIBRATIONS`):
 ``'taskonomy'`` (default, metric depth) is the source's own: Taskonomy's
 depth PNGs are in 1/512 m and divided by 8000, so ``d = metres /
 15.625``, and depths at or beyond 15.625 m, and unknown ones (``inf``,
@@ -73,8 +73,8 @@ from scipy import fft as sp_fft
 from scipy import special
 
 from ..utils.errors import RobustDetError
-from .table import (DEFAULT_CALIBRATION, DEPTH_CALIBRATIONS,
-                    family_corruptions, get_corruption)
+from .table import (DEFAULT_CALIBRATION, check_calibration, family_corruptions,
+                    get_corruption)
 
 THREEDCC_NAMES: Tuple[str, ...] = family_corruptions('3dcc')
 NEEDS_DEPTH: Tuple[str, ...] = tuple(
@@ -174,7 +174,7 @@ def corrupt_3dcc(img: np.ndarray,
             Unknown depth (``inf``, ``NaN``, 0 or negative) is taken as
             far. Needed by :data:`NEEDS_DEPTH`, ignored by the others.
         calibration (str): How depth is normalised, one of
-            :data:`DEPTH_CALIBRATIONS`; ``'taskonomy'`` (default) for
+            :data:`.table.DEPTH_CALIBRATIONS`; ``'taskonomy'`` (default) for
             metric depth in metres, ``'midas'`` for the inverse of a
             monocular network's raw output.
 
@@ -410,33 +410,18 @@ def _sample(img: np.ndarray, tables: Tuple[np.ndarray, np.ndarray],
 # Depth-aware corruptions
 
 
-def check_calibration(calibration: str) -> str:
-    """Check a depth calibration name (:data:`DEPTH_CALIBRATIONS`).
-
-    Args:
-        calibration (str): The name.
-
-    Returns:
-        str: The name.
-    """
-    if calibration not in DEPTH_CALIBRATIONS:
-        raise RobustDetError(
-            f'unknown depth calibration {calibration!r}; valid: '
-            f'{", ".join(DEPTH_CALIBRATIONS)}')
-    return calibration
-
-
 def _normalised_depth(depth: Optional[np.ndarray], name: str,
                       shape: Tuple[int, int],
                       calibration: str = DEFAULT_CALIBRATION) -> np.ndarray:
-    """The normalised depth ``d`` of a depth map (:data:`DEPTH_CALIBRATIONS`).
+    """The normalised depth ``d`` of a depth map, calibrated as named
+    (:data:`.table.DEPTH_CALIBRATIONS`).
 
     Args:
         depth (np.ndarray, optional): H×W depth; unknown where not finite
             or not positive.
         name (str): The corruption, for error messages.
         shape (tuple[int, int]): The image's (H, W).
-        calibration (str): One of :data:`DEPTH_CALIBRATIONS`.
+        calibration (str): One of :data:`.table.DEPTH_CALIBRATIONS`.
 
     Returns:
         np.ndarray: float32 H×W, positive; unknown depth is far.

@@ -67,8 +67,7 @@ import torch.nn.functional as F
 
 from ..utils.errors import RobustDetError
 from . import common, fast, torch_cbar, torch_threedcc
-from .host import (HOST_STEPS, host_draws, host_image_step,  # noqa: F401
-                   host_inputs)
+from .host import HOST_STEPS, host_draws, host_image_step
 from .table import (DEFAULT_CALIBRATION, check_channel_order, check_image_size,
                     check_severity, get_corruption)
 from .torch_ops import (box3_sum, canny_edges, chamfer_distance, equalize_hist,
@@ -175,7 +174,7 @@ def corrupt_batch(images: Images,
         depth_calibration (str): How depth is normalised, as in
             :func:`robustdet.corruptions.corrupt`.
         host (Sequence[dict | None], optional): Per image, what
-            :func:`host_inputs` returned for it (computed where the image
+            :func:`.host.host_inputs` returned for it (computed where the image
             was decoded, e.g. in a dataloader worker); the images without
             (None) get it computed here. The pixels are the same.
 

@@ -51,6 +51,7 @@ import torch
 
 from ..utils.errors import RobustDetError
 from . import threedcc
+from .table import check_calibration
 from .threedcc import (DEFAULT_CALIBRATION, FAR_PERCENTILE, N_LAYERS,
                        THREEDCC_PARAMS)
 from .torch_ops import border_index, on_device
@@ -160,7 +161,7 @@ def _normalised_depth(d: torch.Tensor, name: str,
     two order statistics around ``(n - 1) q`` (``kthvalue``), interpolated
     as numpy does. The others are the core's float32 steps.
     """
-    threedcc.check_calibration(calibration)
+    check_calibration(calibration)
     known = torch.isfinite(d) & (d > 0)
     values = d[known]
     n = values.numel()
@@ -170,14 +171,14 @@ def _normalised_depth(d: torch.Tensor, name: str,
     # Device divisors: CUDA divides by a CPU scalar as a multiplication by
     # its reciprocal, a bit off numpy's division.
     if calibration == 'taskonomy':
-        dn = d / _scalar(threedcc.TASKONOMY_METRES, d)
+        dn = d / on_device(np.float32(threedcc.TASKONOMY_METRES), d)
         far = ~known | (dn >= 1)
         fill = dn[~far].max() if bool((~far).any()) else 1.0
         dn = torch.where(far, fill, dn)
     elif calibration == 'midas':
         v = torch.where(known, 1 / d.clamp(min=np.finfo(np.float32).tiny),
                         0.0)
-        v = v / _scalar(threedcc.MIDAS_DIVISOR, d) + np.float32(
+        v = v / on_device(np.float32(threedcc.MIDAS_DIVISOR), d) + np.float32(
             threedcc.MIDAS_EPS)
         dn = (1 / v).clamp_(max=threedcc.MIDAS_MAX)
     else:
@@ -191,13 +192,8 @@ def _normalised_depth(d: torch.Tensor, name: str,
         ]
         far = _lerp_f32(np.float32(pair[0]), np.float32(pair[1]),
                         float(virtual - below))
-        dn = torch.where(known, (d / _scalar(far, d)).clamp_(max=1.0), 1.0)
+        dn = torch.where(known, (d / on_device(far, d)).clamp_(max=1.0), 1.0)
     return dn.clamp_(min=threedcc._MIN_NORMALISED_DEPTH)
-
-
-def _scalar(value: float, like: torch.Tensor) -> torch.Tensor:
-    """A float32 scalar on the device of ``like``."""
-    return torch.tensor(np.float32(value), device=like.device)
 
 
 def fog_3d(x, severity, seeds, depth=None, calibration=DEFAULT_CALIBRATION):

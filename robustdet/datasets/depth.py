@@ -79,7 +79,7 @@ import numpy as np
 from mmengine import fileio
 from mmengine.utils import is_abs
 
-from ..corruptions.table import DEFAULT_CALIBRATION, DEPTH_CALIBRATIONS
+from ..corruptions.table import DEFAULT_CALIBRATION, check_calibration
 from ..corruptions.threedcc import depth_from_cityscapes_disparity
 from ..utils.errors import RobustDetError
 
@@ -171,10 +171,7 @@ class DepthSource:
         calibration = self.calibration
         if calibration is None:
             calibration = 'midas' if self.inverse else DEFAULT_CALIBRATION
-        if calibration not in DEPTH_CALIBRATIONS:
-            raise RobustDetError(
-                f'unknown depth calibration {calibration!r}; valid: '
-                f'{", ".join(DEPTH_CALIBRATIONS)}')
+        check_calibration(calibration)
         where = (f'depth folder {self.root!r}'
                  if self.kind == 'folder' else 'Cityscapes depth')
         if self.inverse and calibration == 'taskonomy':
