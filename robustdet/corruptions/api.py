@@ -90,19 +90,15 @@ DEFAULT_BACKEND = 'fast'
 #   an AVX-512 CPU with numpy's AVX-512 code turned off or the CPU held
 #   back (a grey level in 0.6 % of the values of a small test image).
 #
-# Of the newer families, five C-bar corruptions compute float32 sines,
-# cosines, arctangents and powers, which numpy dispatches to AVX-512, AVX2
-# or SSE kernels that differ in the last bit (a grey level in under 1e-4 of
-# the pixels; see :mod:`.cbar`). Both CPU backends run them.
+# The newer families (both CPU backends run one definition) have none
+# either: the sines, arctangents and powers of five C-bar corruptions are
+# computed with :mod:`.portable`, not numpy's dispatched float32 kernels.
 #
 # tests/test_corruptions/test_cpu_identical.py holds every other cell of
 # the table to identical pixels across CPU settings.
-_CBAR_CPU_DEPENDENT = ('caustic_refraction', 'inverse_sparkles', 'sparkles',
-                       'plasma_noise', 'cocentric_sine_waves')
 CPU_DEPENDENT: Dict[str, Tuple[str, ...]] = {
-    'fast': _CBAR_CPU_DEPENDENT,
-    'reference': ('defocus_blur', 'motion_blur', 'snow', 'frost', 'spatter') +
-    _CBAR_CPU_DEPENDENT,
+    'fast': (),
+    'reference': ('defocus_blur', 'motion_blur', 'snow', 'frost', 'spatter'),
 }
 
 

@@ -57,10 +57,11 @@ Deviations from the source, each documented at the function concerned:
   about once in 1000 images);
 * cocentric_sine_waves draws the ring width from (0, s/10] instead of
   [0, s/10) (a zero width would divide by zero);
-* the trigonometric iterations of plasma_noise and caustic_refraction,
-  the sparkles' angles and the rings' wobble are float32 (numpy's
-  float64 sine is ten times slower): a grey level off here and there
-  against float64.
+* the sines, cosines, arctangents and powers of plasma_noise,
+  caustic_refraction, the sparkles and the rings are float64 as in the
+  source, but :mod:`.portable`'s rather than numpy's (within a few ulp of
+  them): a pixel on the edge of a rounding or a ring may differ from the
+  source's formula run with numpy.
 
 Kept as in the source, although they look accidental: the caustic lens
 reads 0 outside the image (a one-pixel frame of strong refraction and
@@ -68,15 +69,15 @@ lighting) and checkerboard_cutout looks its coins up with ``int()``,
 which truncates towards zero (the squares either side of an axis through
 pixel (0, 0) share a coin).
 
-CPU. numpy dispatches float32 ``sin``, ``cos``, ``arctan2`` and ``power``
-to AVX-512, AVX2 or SSE kernels that differ in the last bit. With numpy
-held back a generation (``tools/dev/held_back_cpu.py``), caustic_refraction,
-sparkles and inverse_sparkles differ by 1 grey level in under 1e-4 of the
-pixels, cocentric_sine_waves in under 3e-5 of the pixels by up to the
-full sawtooth (a pixel on a ring's edge changes ring), and held back to
-SSE4.2 plasma_noise by 1 grey level; the other five give the same
-pixels (the FFT noises draw their phases as normalised points of the
-unit disc rather than through ``cos`` / ``sin`` for that reason).
+CPU. numpy dispatches ``sin``, ``cos``, ``arctan2`` and ``power`` to
+AVX-512, AVX2 or SSE kernels that differ in the last bit, which moved a
+grey level in under 1e-4 of the pixels of five of these corruptions (and
+a pixel on a ring's edge by up to the full sawtooth) between CPU
+generations. They are computed per pixel by :mod:`.cbar_kernels` with
+:mod:`.portable`'s functions instead, so all ten give the same pixels on
+every CPU (``tests/test_corruptions/test_cpu_identical.py``); the FFT
+noises draw their phases as normalised points of the unit disc rather
+than through ``cos`` / ``sin``.
 """
 import math
 from typing import Any, Callable, Dict, Tuple
@@ -84,14 +85,16 @@ from typing import Any, Callable, Dict, Tuple
 import numpy as np
 from scipy import fft as sp_fft
 
+from . import portable
 from .cbar_caustic import caustic_refraction_pixels, sample_caustic_refraction
 from .cbar_grid import REFERENCE_SIZE
 from .cbar_grid import TWO_PI as _TWO_PI
 from .cbar_grid import add_noise as _add_noise
 from .cbar_grid import effective_scale
 from .cbar_grid import float_parameter as _float_parameter
-from .cbar_grid import frac as _frac
 from .cbar_grid import grid as _grid
+from .cbar_kernels import cocentric_noise, plasma_pattern, star_weight
+from .portable import cos_array, sin_array
 from .table import family_corruptions, get_corruption
 
 # In the order of the source's imagenet_c_bar.csv (the table's order).
@@ -246,8 +249,8 @@ def _single_frequency_greyscale(img, p):
     # of a sine per pixel.
     a = np.arange(w) * p['freq_x'] + p['phase']
     b = np.arange(h) * p['freq_y']
-    wave = (np.outer(np.cos(b), np.sin(a)) +
-            np.outer(np.sin(b), np.cos(a))).astype(np.float32)
+    wave = (np.outer(cos_array(b), sin_array(a)) +
+            np.outer(sin_array(b), cos_array(a))).astype(np.float32)
     return _add_noise(img, p['intensity'] * wave)
 
 
@@ -267,15 +270,11 @@ def _sample_cocentric_sine_waves(rng, level, h, w):
 def _cocentric_sine_waves(img, p):
     # Rings around (x0, y0), wobbled by amplitude * sin(freq * angle):
     # a sawtooth ((r + wobble) mod width) / width - 1/2, times intensity.
-    # The angle is the source's arctan2(x - x0, y - y0).
-    ys, xs = _grid(*img.shape[:2])
-    dx = xs - np.float32(p['x0'])
-    dy = ys - np.float32(p['y0'])
-    angle = np.arctan2(dx, dy)
-    radius = np.sqrt((dx * dx + dy * dy).astype(np.float64))
-    wobble = np.sin(angle * np.float32(p['freq'])) * p['amplitude']
-    noise = _frac((radius + wobble) / p['ring_width']) - 0.5
-    return _add_noise(img, p['intensity'] * noise.astype(np.float32))
+    h, w = img.shape[:2]
+    noise = np.empty((h, w))
+    cocentric_noise(p['x0'], p['y0'], p['freq'], p['amplitude'],
+                    p['ring_width'], noise)
+    return _add_noise(img, (p['intensity'] * noise).astype(np.float32))
 
 
 def _sample_plasma_noise(rng, level, h, w):
@@ -288,43 +287,13 @@ def _sample_plasma_noise(rng, level, h, w):
         intensity=_float_parameter(level, 64.0))
 
 
-def _plasma_pattern(h, w, time, iterations, sharpness, scale):
-    """The source's plasma kernel on the H×W grid, H×W×3 in [-1, 1].
-
-    Coordinates ``(x, y) = (column, row) / scale`` are pushed around
-    ``iterations`` times by a rotated (cos, sin) flow whose frequency,
-    phase divisor and damping grow by 1.93, 1.15 and ``2.25 -
-    sharpness`` per step; the colour is ``(sin(x - t), sin((x + y +
-    sin t) / 2), sin(y + t))``. The source's fourth accumulator starts
-    at 0 and is only ever multiplied, so it stays 0 and is left out.
-    float32, and the first step works on a row and a column only.
-    """
-    ys, xs = _grid(h, w)
-    x = xs / np.float32(scale)
-    y = ys / np.float32(scale)
-    t = np.float32(time)
-    freq, divisor, damping = 1.0, 1.0, 1.0
-    for _ in range(iterations):
-        shift = np.float32(time / divisor)
-        damp = np.float32(1.0 / damping)
-        r0 = np.cos(y * np.float32(freq) + shift) * damp
-        r1 = np.sin(x * np.float32(freq) + shift) * damp
-        x = x + (r0 - np.float32(0.3) * r1)
-        y = y + (r1 + np.float32(0.3) * r0)
-        freq *= 1.93
-        divisor *= 1.15
-        damping *= 2.25 - sharpness
-    return np.stack([
-        np.sin(x - t),
-        np.sin((x + y + np.float32(math.sin(time))) * np.float32(0.5)),
-        np.sin(y + t)
-    ], axis=2)
-
-
 def _plasma_noise(img, p):
+    # The source's plasma (cbar_kernels.plasma_pattern), blended with
+    # weight intensity / 255.
     h, w = img.shape[:2]
-    noise = _plasma_pattern(h, w, p['time'], p['iterations'],
-                            p['sharpness'], p['scale'])
+    noise = np.empty((h, w, 3), np.float32)
+    plasma_pattern(p['time'], p['iterations'], p['sharpness'], p['scale'],
+                   noise)
     out = img * np.float32(1.0 - p['intensity'] / 255.0)
     out += np.float32(p['intensity']) * noise
     np.clip(out, 0, 255, out=out)
@@ -442,33 +411,14 @@ def _perlin_noise(img, p):
 
 
 def _star(h, w, cy, cx, ray_lengths, exponent, eps):
-    """The source's sparkle kernel weight ``f`` on the H×W grid.
-
-    The ray length at the pixel's angle is interpolated between
-    ``len(ray_lengths)`` rays; ``g = (length^2 / (dist^2 + eps))**
-    exponent`` and ``f = clip((1 - (frac - 1/2)^2) g, 0, 1)`` with
-    ``frac`` the angular position between two rays.
-    """
-    ys, xs = _grid(h, w)
-    dy = ys - np.float32(cy)
-    dx = xs - np.float32(cx)
-    rays = len(ray_lengths)
-    d = (np.arctan2(dx, dy) + np.float32(math.pi)) * np.float32(
-        rays / _TWO_PI)
-    cell = np.floor(d)  # d >= 0: int() of the source
-    frac = d - cell
-    i = cell.astype(np.intp)
-    # i is at most ``rays`` (angle pi): two entries past the end wrap.
+    """The source's sparkle weight ``f`` of one star on the H×W grid,
+    float64 (:func:`.cbar_kernels.star_weight`)."""
+    # The angle reaches pi: two entries past the end wrap.
     lengths = np.concatenate([ray_lengths, ray_lengths[:2]])
-    lengths = lengths.astype(np.float32)
-    l0 = lengths.take(i)
-    length = l0 + frac * (lengths.take(i + 1) - l0)
-    g = length * length / (dx * dx + dy * dy + np.float32(eps))
-    if exponent != 1.0:
-        g **= np.float32(exponent)
-    frac -= np.float32(0.5)
-    f = (1.0 - frac * frac) * g
-    return np.clip(f, 0.0, 1.0, out=f)
+    f = np.empty((h, w))
+    star_weight(float(cy), float(cx), lengths.astype(np.float64), exponent,
+                eps, f)
+    return f
 
 
 def _sample_sparkles(rng, level, h, w):
@@ -495,11 +445,12 @@ def _sparkles(img, p):
     # value + f (255 - value), star after star, is
     # 255 - (255 - img) * prod(1 - f).
     h, w = img.shape[:2]
-    keep = np.ones((h, w), np.float32)
+    keep = np.ones((h, w))
     exponent = (100.0 - p['amount']) / 50.0
     for (cy, cx), lengths in zip(p['centers'], p['ray_lengths']):
         keep *= 1.0 - _star(h, w, cy, cx, lengths, exponent, p['eps'])
-    out = 255.0 - (255.0 - img.astype(np.float32)) * keep[..., None]
+    out = 255.0 - (255.0 - img.astype(np.float32)) * keep.astype(
+        np.float32)[..., None]
     np.clip(out, 0, 255, out=out)
     return out.astype(np.uint8)
 
@@ -526,7 +477,8 @@ def _inverse_sparkles(img, p):
     h, w = img.shape[:2]
     f = _star(h, w, *p['center'], p['ray_lengths'],
               (100.0 - p['amount']) / 50.0, p['eps'])
-    out = 255.0 - (255.0 - img.astype(np.float32)) * f[..., None]
+    out = 255.0 - (255.0 - img.astype(np.float32)) * f.astype(
+        np.float32)[..., None]
     np.clip(out, 0, 255, out=out)
     return out.astype(np.uint8)
 
@@ -560,8 +512,8 @@ def _checkerboard_cutout(img, p):
     # Python; so the two squares either side of each axis through the
     # origin share a coin, as in the source.
     ys, xs = _grid(*img.shape[:2])
-    c = np.float32(math.cos(p['angle']) / p['side'])
-    s = np.float32(math.sin(p['angle']) / p['side'])
+    c = np.float32(portable.cos(p['angle']) / p['side'])
+    s = np.float32(portable.sin(p['angle']) / p['side'])
     nx = c * ys + s * xs
     ny = c * xs - s * ys
     same = ((np.floor(nx).astype(np.int64) +

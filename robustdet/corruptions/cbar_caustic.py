@@ -2,7 +2,6 @@
 """ImageNet-C-bar's caustic_refraction (see :mod:`.cbar`): a lens whose
 surface is a smoothed caustic pattern refracts the image, plus the
 surface's lighting."""
-import math
 
 import numpy as np
 from scipy import ndimage
@@ -12,6 +11,7 @@ from .cbar_grid import float_parameter as _float_parameter
 from .cbar_grid import frac as _frac
 from .cbar_grid import grid as _grid
 from .cbar_grid import strips as _strips
+from .cbar_kernels import caustic_pattern
 
 
 def sample_caustic_refraction(rng, level, h, w):
@@ -40,41 +40,13 @@ def sample_caustic_refraction(rng, level, h, w):
 
 
 def _caustic_pattern(h, w, time, size):
-    """The source's caustic noise kernel on the H×W grid, H×W in [0, 1].
-
-    ``p = ((row, column) / size mod 1) * 2 pi - 250``, five iterations
-    ``i <- p + (cos(t - i0) + sin(t + i1), sin(t - i1) + cos(t + i0))``
-    with ``t = time (1 - 3.5 / (n + 1))``, ``c += 1 / |(p0 0.005 /
-    sin(i0 + t), p1 0.005 / cos(i1 + t))|``; colour ``clip(|1.17 - (c /
-    5)**1.4|**8, 0, 1)``. float32; the trigonometric arguments use ``p +
-    80 pi`` (equal modulo 2 pi, and near 0 where float32 is precise).
-    """
-    rows = np.arange(h) / size
-    cols = np.arange(w) / size
-    p0 = _frac(rows) * 6.28318530718 - 250.0
-    p1 = _frac(cols) * 6.28318530718 - 250.0
-    q0 = (p0 + 80 * math.pi).astype(np.float32)[:, None]
-    q1 = (p1 + 80 * math.pi).astype(np.float32)[None, :]
-    num0 = (p0 * 0.005).astype(np.float32)[:, None]
-    num1 = (p1 * 0.005).astype(np.float32)[None, :]
+    """The source's caustic noise kernel on the H×W grid, float32 H×W in
+    [0, 1] (:func:`.cbar_kernels.caustic_pattern`): ``p = ((row, column)
+    / size mod 1) * 2 pi - 250``."""
+    p0 = _frac(np.arange(h) / size) * 6.28318530718 - 250.0
+    p1 = _frac(np.arange(w) / size) * 6.28318530718 - 250.0
     out = np.empty((h, w), np.float32)
-    with np.errstate(divide='ignore', over='ignore'):
-        for strip in _strips(h, w):
-            i0, i1 = q0[strip], q1
-            c = np.ones((i0.shape[0], w), np.float32)
-            for n in range(5):
-                t = np.float32(time * (1.0 - 3.5 / (n + 1)))
-                i0, i1 = (q0[strip] + np.cos(t - i0) + np.sin(t + i1),
-                          q1 + np.sin(t - i1) + np.cos(t + i0))
-                a = num0[strip] / np.sin(i0 + t)
-                b = num1 / np.cos(i1 + t)
-                c += 1.0 / np.sqrt(a * a + b * b)
-            c *= np.float32(1 / 5)
-            c = np.float32(1.17) - c**np.float32(1.4)
-            c *= c
-            c *= c
-            c *= c
-            np.minimum(c, 1.0, out=out[strip])
+    caustic_pattern(p0, p1, float(time), out)
     return out
 
 

@@ -31,10 +31,9 @@ code the CPU gets, instead of OpenCV's float code, which rounds
 differently with AVX-512, AVX2, SSE, scalar code or IPP; frost's texture
 resize is OpenCV's bicubic formula in exact integers (IPP rounds its own
 way). OpenCV still does integer work (Canny, equalizeHist, LUTs, uint8
-box filters). :data:`.api.CPU_DEPENDENT` lists none of the 19 for this
-backend (tests/test_corruptions/test_cpu_identical.py); it lists five
-C-bar corruptions, whose one CPU definition (:mod:`.cbar`) both CPU
-backends run.
+box filters). :data:`.api.CPU_DEPENDENT` lists no corruption for this
+backend (tests/test_corruptions/test_cpu_identical.py), the newer
+families included (their trigonometry is :mod:`.portable`'s).
 """
 import functools
 import io

@@ -20,10 +20,10 @@ Every cell must give the pixels of ``default``, except those of the
 reference backend's corruptions in
 :data:`robustdet.corruptions.CPU_DEPENDENT` (imagecorruptions' own calls
 to OpenCV's float code and to numpy's AVX-512 ``exp``), where whether
-this small image shows the difference is chance, and the five C-bar
-corruptions that compute float32 trigonometry (listed for both backends,
-which run the same code for the newer families). Every other cell must
-match under every setting.
+this small image shows the difference is chance. Every other cell must
+match under every setting: the fast backend's all, and the newer
+families' with both backends (one definition, whose trigonometry is
+``robustdet.corruptions.portable``'s).
 
 The image is half flat patches, half photo. In a flat patch a blur's exact
 result is a whole grey level, so the last bit of the float sum decides the

@@ -51,8 +51,8 @@ def test_one_run_per_region_with_family_summaries(regions_run):
     for region, results in runs.items():
         assert results['region'] == region
         assert set(results['cells']) == {'sparkles', 'color_quant'}
-        # sparkles' float32 trigonometry depends on the CPU: marked.
-        assert results['cpu_dependent'] == ['sparkles']
+        # Neither depends on the CPU with the fast backend: no mark.
+        assert results['cpu_dependent'] == []
         row = results['summary']['coco/bbox_mAP']
         # No benchmark cell: the 15's mPC is undefined, the families' are
         # the means of their own cells.
@@ -68,8 +68,7 @@ def test_one_run_per_region_with_family_summaries(regions_run):
         assert ('| metric | P | mPC_cbar | rPC_cbar | mPC_3dcc | rPC_3dcc |'
                 in md)
         assert ('region `objects`' in md) == (region == 'objects')
-        assert 'pixels that depend on the CPU with this backend' in md
-        assert '`CPU_DEPENDENT`): `sparkles`' in md
+        assert 'depend on the CPU' not in md
     # Clean is the same image set in every region; the corrupted cells are
     # not (color_quant at severity 5 leaves one bit per channel).
     assert len({json.dumps(r['clean']) for r in runs.values()}) == 1
