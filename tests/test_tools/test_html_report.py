@@ -27,7 +27,7 @@ from robustdet.baselines import get_baseline
 from robustdet.corruptions import CORRUPTION_NAMES, SEVERITIES
 from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
-from robustdet.reports import compare
+from robustdet.reports import compare, markdown_report
 from robustdet.reports.html_inputs import (COMPARE_FORMAT, PMK_KEYS,
                                            ROBUSTNESS_FORMAT, SHIFT_FORMAT)
 from robustdet.reports.html_parts import STRIP_WIDTH
@@ -35,6 +35,7 @@ from robustdet.reports.html_parts import colour as cell_colour
 from robustdet.reports.html_parts import provenance
 from tests.conftest import REPO
 from tests.result_pickles import published_like
+from tests.shift_results import coco_o_result
 from tests.test_evaluation.test_pmk import random_dataset
 from tests.tool_process import run_tool
 
@@ -66,27 +67,6 @@ def _results(path, clean, cell, **extra):
     results_api.refresh_summary(r)
     path.parent.mkdir(parents=True, exist_ok=True)
     results_api.save_results(r, str(path))
-    return r
-
-
-def _shift(path, offset=0.0):
-    """Write a COCO-O shift result whose splits lose 3 points each."""
-    bench = shift_api.get_benchmark('coco-o')
-    splits = {
-        s: {METRIC: 0.42 + offset - 0.03 * i}
-        for i, s in enumerate(bench.split_names)
-    }
-    r = dict(
-        format=shift_api.FORMAT, robustdet_version='0.1.0',
-        benchmark='coco-o', config_sha256='5a' * 32,
-        checkpoint_sha256='6b' * 32, coco_o_root='/data/coco-o',
-        config='configs/shift.py', checkpoint='shift.pth',
-        reference=bench.reference, table=bench.table,
-        mean_name=bench.mean_name, splits=splits,
-        seconds={s: 1.0 for s in splits},
-        summary=shift_api.shift_summary(bench, splits))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(r))
     return r
 
 
@@ -250,8 +230,8 @@ def test_robustness_page(tmp_path):
 
 
 def test_shift_and_pmk_page(tmp_path):
-    _shift(tmp_path / 'shift-a' / 'shift.json')
-    _shift(tmp_path / 'shift-b' / 'shift.json', offset=0.1)
+    coco_o_result(tmp_path / 'shift-a' / 'shift.json')
+    coco_o_result(tmp_path / 'shift-b' / 'shift.json', level=0.52)
     _pmk(tmp_path / 'pmk-a' / 'pmk.json', seed=0)
     report = _pmk(tmp_path / 'pmk-b' / 'pmk.json', seed=1)
     proc = _run(tmp_path / 'shift-a' / 'shift.json',
@@ -560,3 +540,25 @@ def test_provenance_names_cpu_dependent_corruptions():
     assert 'pixels that depend on the CPU' in page and 'sparkles' in page
     run['cpu_dependent'] = []
     assert 'depend on the CPU' not in provenance('robustness', 'r.json', run)
+
+
+@pytest.mark.parametrize('backend, marked', [
+    ('fast', []),
+    ('reference', ['defocus_blur', 'motion_blur', 'snow', 'frost',
+                   'spatter']),
+])
+def test_results_and_markdown_mark_cpu_dependent_cells(
+        tmp_path, backend, marked):
+    # The results list the run's cells of the backend's CPU_DEPENDENT
+    # corruptions, in the table's order, and the Markdown header names
+    # them; the fast backend has none.
+    r = _results(tmp_path / 'r.json', 0.5, lambda name, s: 0.3)
+    r['backend'] = backend
+    results_api.refresh_summary(r)
+    assert r['cpu_dependent'] == marked
+    md = markdown_report(r)
+    if marked:
+        assert ('`CPU_DEPENDENT`): ' +
+                ', '.join(f'`{n}`' for n in marked)) in md
+    else:
+        assert 'depend on the CPU' not in md
