@@ -24,6 +24,7 @@ from ..evaluation.functional.robustness import (grid_coverage,
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 from .corruption_errors import COUNT_WORDS, FAMILY_TITLES
+from .formatting import one_decimal, signed, with_count
 from .robustness import compact_cells
 
 FORMAT = 'robustdet.compare/1'
@@ -48,17 +49,8 @@ def _diff(a: Optional[float], b: Optional[float]) -> Optional[float]:
     return None if a is None or b is None else round(a - b, 4)
 
 
-def _fmt(value: Optional[float]) -> str:
-    """Points with one decimal; '–' for None."""
-    return '–' if value is None else f'{value:.1f}'
 
 
-def _fmt_delta(value: Optional[float]) -> str:
-    """A signed difference with one decimal; '–' for None."""
-    if value is None:
-        return '–'
-    value = round(value, 1)
-    return '0.0' if value == 0 else f'{value:+.1f}'
 
 
 
@@ -354,7 +346,7 @@ def comparison(runs: Sequence[Run],
         rows=rows)
 
 
-def _class_mean(data: Dict[str, Any]) -> bool:
+def shows_class_mean(data: Dict[str, Any]) -> bool:
     """Whether the tables show ``rPC (class mean)`` (VOC runs with it)."""
     return data['dataset'] == 'voc' and any(
         r.get('rPC_class_mean') is not None for r in data['rows'])
@@ -375,7 +367,7 @@ def table_markdown(data: Dict[str, Any]) -> str:
     (incomplete grids, notes on published rows, citations)."""
     out = io.StringIO()
     w = out.write
-    class_mean = _class_mean(data)
+    class_mean = shows_class_mean(data)
     w(f'{data["dataset"]} {data["task"]} (`{data["metric"]}`), values in '
       'points (× 100), rPC = mPC / P in %; Δ: difference to the baseline '
       f'{data["baseline_label"]} (`{data["baseline"]}`).\n\n')
@@ -388,7 +380,7 @@ def table_markdown(data: Dict[str, Any]) -> str:
     footnotes, notes = [], []
     for row in data['rows']:
         label = row['label']
-        mpc = _fmt(row['mPC'])
+        mpc = one_decimal(row['mPC'])
         if row.get('incomplete'):
             mpc += '*'
             done, total = row['benchmark_cells']
@@ -402,10 +394,10 @@ def table_markdown(data: Dict[str, Any]) -> str:
             label += ' ' + '†' * len(notes)
         if row['baseline']:
             label = f'**{label}** (baseline)'
-        cols = [label, _fmt(row['P']), mpc, _fmt(row['rPC'])]
+        cols = [label, one_decimal(row['P']), mpc, one_decimal(row['rPC'])]
         if class_mean:
-            cols.append(_fmt(row.get('rPC_class_mean')))
-        cols += [_fmt_delta(row[k]) for k in ('dP', 'dmPC', 'drPC')]
+            cols.append(one_decimal(row.get('rPC_class_mean')))
+        cols += [signed(row[k]) for k in ('dP', 'dmPC', 'drPC')]
         source = row['source']
         cols.append(f'`{source}`' if row['kind'] == 'run' else source)
         w('| ' + ' | '.join(cols) + ' |\n')
@@ -447,7 +439,7 @@ def per_corruption_markdown(data: Dict[str, Any]) -> str:
         cols = []
         for run in runs:
             value = run['per_corruption'].get(cname)
-            text = _fmt(value)
+            text = one_decimal(value)
             n = run['per_corruption_severities'].get(cname, 0)
             if value is not None and n < len(SEVERITIES):
                 text += '*'
@@ -518,11 +510,8 @@ def ce_table_markdown(data: Dict[str, Any]) -> str:
 def _ce_cell(errors: Dict[str, Any], key: str) -> str:
     """A comparison's CE in % with one decimal, mCE and rmCE with the
     number of corruptions they average."""
-    if key in CE_COUNTS and errors.get(CE_COUNTS[key]) is not None:
-        value = errors.get(key)
-        return '–' if value is None else (
-            f'{_fmt(value)} ({errors[CE_COUNTS[key]]})')
-    return _fmt(errors.get(key))
+    count = errors.get(CE_COUNTS[key]) if key in CE_COUNTS else None
+    return with_count(one_decimal(errors.get(key)), count)
 
 
 def comparison_csv(data: Dict[str, Any]) -> str:
@@ -539,7 +528,7 @@ def comparison_csv(data: Dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator='\n')
     numbers = ['P', 'mPC', 'rPC'] + (
-        ['rPC_class_mean'] if _class_mean(data) else []) + [
+        ['rPC_class_mean'] if shows_class_mean(data) else []) + [
             'dP', 'dmPC', 'drPC'
         ]
     families = _ce_families(data)

@@ -6,6 +6,8 @@ always with the baseline they were taken against (from the results'
 corruption_errors`)."""
 from typing import Any, Dict, List, Optional
 
+from .formatting import percent, with_count
+
 FAMILY_TITLES = dict(
     benchmark='the 15 (mCE)',
     holdout='hold-out',
@@ -13,9 +15,6 @@ FAMILY_TITLES = dict(
     **{'3dcc': '3DCC'})
 
 
-def _ratio(value: Optional[float]) -> str:
-    """A CE as a percentage (100 % = the baseline's error)."""
-    return '–' if value is None else f'{100 * value:.1f}'
 
 
 def mean_with_count(value: Optional[float], count: Optional[int]) -> str:
@@ -30,10 +29,7 @@ def mean_with_count(value: Optional[float], count: Optional[int]) -> str:
     Returns:
         str: The cell's text.
     """
-    if value is None:
-        return '–'
-    return f'{_ratio(value)} ({count})' if count is not None else _ratio(
-        value)
+    return with_count(percent(value), count)
 
 
 # The sentence under every table of mean CEs.
@@ -90,8 +86,8 @@ def ce_markdown(results: Dict[str, Any], metrics: List[str]) -> str:
                 f'| {FAMILY_TITLES.get(family, family)} | '
                 f'{mean_with_count(row.get("mCE"), row.get("count"))} | '
                 f'{mean_with_count(row.get("rmCE"), row.get("rcount"))} | '
-                f'{_ratio(row.get("CE_pooled"))} | '
-                f'{_ratio(row.get("rCE_pooled"))} | '
+                f'{percent(row.get("CE_pooled"))} | '
+                f'{percent(row.get("rCE_pooled"))} | '
                 f'{", ".join(flagged) or "–"} |')
         per = [(n, row) for row in families.values()
                for n in row.get('CE', {})]
@@ -100,8 +96,8 @@ def ce_markdown(results: Dict[str, Any], metrics: List[str]) -> str:
                 '', '| corruption | CE | relative CE |', '|---|---|---|'
             ]
             lines += [
-                f'| {n} | {_ratio(row["CE"][n])} | '
-                f'{_ratio(row["rCE"][n])} |' for n, row in per
+                f'| {n} | {percent(row["CE"][n])} | '
+                f'{percent(row["rCE"][n])} |' for n, row in per
             ]
     return '\n'.join(lines) + '\n'
 
@@ -122,12 +118,12 @@ def ce_summary_lines(results: Dict[str, Any],
         for family, row in families.items():
             if row.get('mCE') is None:
                 parts.append(f'{family} CE pooled '
-                             f'{_ratio(row.get("CE_pooled"))} %')
+                             f'{percent(row.get("CE_pooled"))} %')
             else:
                 parts.append(
-                    f'{family} mCE {_ratio(row["mCE"])} % over '
+                    f'{family} mCE {percent(row["mCE"])} % over '
                     f'{row.get("count")} (relative '
-                    f'{_ratio(row.get("rmCE"))} % over '
+                    f'{percent(row.get("rmCE"))} % over '
                     f'{row.get("rcount")})')
         lines.append(f'{metric} vs {entry["baseline"]["name"]}: ' +
                      ', '.join(parts))

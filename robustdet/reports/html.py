@@ -19,21 +19,21 @@ from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
                                                       KINDS)
 from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
-from .compare import (CLASS_MEAN_COLUMN, _class_mean, _fmt, _fmt_delta,
-                      comparison, guess_dataset)
-from .corruption_errors import (COUNT_WORDS, FAMILY_TITLES, _ratio,
-                                mean_with_count)
+from .compare import (CLASS_MEAN_COLUMN, comparison, guess_dataset,
+                      shows_class_mean)
+from .corruption_errors import COUNT_WORDS, FAMILY_TITLES, mean_with_count
+from .formatting import gamma, one_decimal, percent, points, signed
 from .html_inputs import KIND_WORDS, ReportRun
 from .html_parts import (code, colour, contents, esc, heading, jpeg_thumbnail,
                          legend, page, para, picture, provenance, raw_td,
                          table, td)
 from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
                              shift_section)
-from .robustness import (VIDEO_COMPARE_COLUMNS, _cell, _gamma, _image_names,
-                         _mean, _pts, _shows_image, _video_coverage,
-                         _video_names, _video_summary, compact_cells,
-                         main_metrics, plot_metric, plot_video_metric,
-                         summary_columns, training_warning)
+from .robustness import (VIDEO_COMPARE_COLUMNS, cell_value, compact_cells,
+                         image_names, main_metrics, mean_of, plot_metric,
+                         plot_video_metric, shows_image, summary_columns,
+                         training_warning, video_coverage_of, video_names,
+                         video_summary_of)
 
 # Strips embedded per corruption and in all (the rest are counted).
 STRIPS_PER_CORRUPTION = 4
@@ -55,7 +55,7 @@ def _value_td(value: Optional[float], column: str,
         background = colour(value, p)
     else:
         background = None
-    return td(_pts(value), num=True, background=background)
+    return td(points(value), num=True, background=background)
 
 
 # Robustness runs ---------------------------------------------------------
@@ -69,7 +69,7 @@ def _facts(results: Dict[str, Any]) -> str:
     if warning:
         items.append(f'<span class="warn">{esc(warning)}</span>')
     cov = results.get('coverage') or {}
-    if cov and _shows_image(results):
+    if cov and shows_image(results):
         done, total = cov['benchmark']
         hdone, htotal = cov['holdout']
         items.append(esc(
@@ -83,7 +83,7 @@ def _facts(results: Dict[str, Any]) -> str:
                 esc(f'mPC averages the {done} benchmark cells present, not '
                     f'all {total}; missing: '
                     f'{compact_cells(cov["missing"])}'))
-    vcov = _video_coverage(results)
+    vcov = video_coverage_of(results)
     if vcov:
         done, total = vcov['video']
         items.append(esc(f'video cells: {done}/{total}'))
@@ -118,13 +118,13 @@ def _summary(index: int, results: Dict[str, Any],
                 f'{metric}: rPC above is mean(mPC per class) / mean(P per '
                 'class), as Michaelis et al. 2019; the mean of the '
                 "per-class ratios (mmdet's robustness_eval) is "
-                f'{_pts(rpc)} %.'), 'note')
+                f'{points(rpc)} %.'), 'note')
     return out
 
 
 def _video_summary_table(index: int, results: Dict[str, Any],
                          metrics: List[str]) -> str:
-    summary = _video_summary(results)
+    summary = video_summary_of(results)
     groups = KINDS + ('all', )
     header = (['metric', 'P', 'mPC_video', 'rPC_video'] +
               [f'γa {g}' for g in groups] + [f'γr {g}' for g in groups])
@@ -137,7 +137,7 @@ def _video_summary_table(index: int, results: Dict[str, Any],
         ]
         for key in ('gamma_a', 'gamma_r'):
             cells += [
-                td(_gamma((row.get(key) or {}).get(g)), num=True)
+                td(gamma((row.get(key) or {}).get(g)), num=True)
                 for g in groups
             ]
         rows.append(('', cells))
@@ -184,7 +184,7 @@ def _ce_section(results: Dict[str, Any], metrics: List[str]) -> str:
                 td(mean_with_count(row.get('rmCE'), row.get('rcount')),
                    num=True)
             ] + [
-                td(_ratio(row.get(k)), num=True)
+                td(percent(row.get(k)), num=True)
                 for k in ('CE_pooled', 'rCE_pooled')
             ] + [td(', '.join(flagged) or '–')]))
         out += heading(4, metric)
@@ -194,8 +194,8 @@ def _ce_section(results: Dict[str, Any], metrics: List[str]) -> str:
                for n in row.get('CE', {})]
         if per:
             out += table(['corruption', 'CE', 'relative CE'], [
-                ('', [td(n), td(_ratio(row['CE'][n]), num=True),
-                      td(_ratio((row.get('rCE') or {}).get(n)), num=True)])
+                ('', [td(n), td(percent(row['CE'][n]), num=True),
+                      td(percent((row.get('rCE') or {}).get(n)), num=True)])
                 for n, row in per
             ])
     return out
@@ -221,21 +221,21 @@ def severity_table(results: Dict[str, Any], metric: str, kind: str,
     p = (results.get('clean') or {}).get(metric)
     out = [('clean', [
         td('clean'), td('–'),
-        td(_pts(p), num=True, background=colour(p, p),
+        td(points(p), num=True, background=colour(p, p),
            colspan=len(SEVERITIES)),
-        td(_pts(p), num=True, background=colour(p, p))
+        td(points(p), num=True, background=colour(p, p))
     ])]
     for name, group in rows:
-        values = [_cell(results, name, s, metric) for s in SEVERITIES]
+        values = [cell_value(results, name, s, metric) for s in SEVERITIES]
         cells = [td(name), td(group)]
         for sev, value in zip(SEVERITIES, values):
             share = ('' if colour(value, p) is None else
                      f' ({100 * value / p:.0f} % of P)')
             cells.append(
-                td(_pts(value), num=True, background=colour(value, p),
-                   title=f'{name}/{sev}: {_pts(value)}{share}'))
-        mean = _mean(values)
-        cells.append(td(_pts(mean), num=True,
+                td(points(value), num=True, background=colour(value, p),
+                   title=f'{name}/{sev}: {points(value)}{share}'))
+        mean = mean_of(values)
+        cells.append(td(points(mean), num=True,
                         background=colour(mean, p)))
         out.append(('', cells))
     return table(['corruption', kind] + [str(s) for s in SEVERITIES] +
@@ -260,13 +260,13 @@ def robustness_section(index: int, run: ReportRun) -> str:
         return (out + para('No results yet: the run has no scored cell.',
                            'warn') +
                 provenance(run.kind, run.path, results))
-    if _shows_image(results):
+    if shows_image(results):
         out += _summary(index, results, metrics)
         out += _ce_section(results, metrics)
-    video = _video_names(results)
+    video = video_names(results)
     if video:
         out += _video_summary_table(index, results, metrics)
-    names = _image_names(results)
+    names = image_names(results)
     if names or video:
         out += legend()
     for metric in metrics if names else []:
@@ -294,8 +294,8 @@ def runs_comparison(runs: Sequence[ReportRun]) -> str:
     :func:`~robustdet.reports.robustness.compare_markdown`), one table per
     headline metric of the first."""
     named = [r.results for r in runs]
-    video = any(_video_names(r) for r in named)
-    image = not video or any(_image_names(r) for r in named)
+    video = any(video_names(r) for r in named)
+    image = not video or any(image_names(r) for r in named)
     columns = summary_columns(named) if image else ['P']
     header = ['run'] + list(columns) + list(
         VIDEO_COMPARE_COLUMNS if video else ())
@@ -308,12 +308,12 @@ def runs_comparison(runs: Sequence[ReportRun]) -> str:
                 _value_td(row.get(c), c, row.get('P')) for c in columns
             ]
             if video:
-                vrow = _video_summary(run.results).get(metric, {})
+                vrow = video_summary_of(run.results).get(metric, {})
                 cells += [
                     _value_td(vrow.get(c), c, vrow.get('P'))
                     for c in ('mPC_video', 'rPC_video')
                 ] + [
-                    td(_gamma((vrow.get(k) or {}).get('all')), num=True)
+                    td(gamma((vrow.get(k) or {}).get('all')), num=True)
                     for k in ('gamma_a', 'gamma_r')
                 ]
             rows.append(('', cells))
@@ -342,7 +342,7 @@ def published_comparison(runs: Sequence[ReportRun]) -> str:
 
 
 def _published_table(data: Dict[str, Any]) -> str:
-    class_mean = _class_mean(data)
+    class_mean = shows_class_mean(data)
     header = ['model', 'P', 'mPC', 'rPC'] + (
         [CLASS_MEAN_COLUMN] if class_mean else []) + [
             'ΔP', 'ΔmPC', 'ΔrPC', 'source'
@@ -357,15 +357,15 @@ def _published_table(data: Dict[str, Any]) -> str:
             label += ' *'
         cells = [
             td(label + (' (baseline)' if row['baseline'] else '')),
-            td(_fmt(row['P']), num=True),
-            td(_fmt(row['mPC']), num=True,
+            td(one_decimal(row['P']), num=True),
+            td(one_decimal(row['mPC']), num=True,
                background=colour(row['mPC'], row['P'])),
-            td(_fmt(row['rPC']), num=True,
+            td(one_decimal(row['rPC']), num=True,
                background=colour(row['rPC'], 100))
         ]
         if class_mean:
-            cells.append(td(_fmt(row.get('rPC_class_mean')), num=True))
-        cells += [td(_fmt_delta(row[k]), num=True)
+            cells.append(td(one_decimal(row.get('rPC_class_mean')), num=True))
+        cells += [td(signed(row[k]), num=True)
                   for k in ('dP', 'dmPC', 'drPC')]
         cells.append(raw_td(code(row['source']) if row['kind'] == 'run'
                             else esc(row['source'])))

@@ -4,12 +4,12 @@
 reference (P, or the value at k = 0), plots and provenance."""
 from typing import Optional, Sequence
 
+from .formatting import percent, points
 from .html_inputs import ReportRun
 from .html_parts import (code, colour, definitions, esc, heading, json_value,
                          legend, para, picture, provenance, table, td)
 from .pmk import plot_report
-from .robustness import _pts
-from .shift import _rpc, shift_main_metrics, shift_plot
+from .shift import shift_main_metrics, shift_plot
 
 
 def shift_section(index: int, run: ReportRun) -> str:
@@ -32,9 +32,9 @@ def shift_section(index: int, run: ReportRun) -> str:
         ratios = [row['rPC'].get(s) for s in splits] + (
             [row.get('mean_rPC')] if mean_name else [])
         rows = [('', [td('AP')] + [
-            td(_pts(v), num=True, background=colour(v, p)) for v in values
+            td(points(v), num=True, background=colour(v, p)) for v in values
         ]), ('', [td('rPC [%]')] + [
-            td(_rpc(r), num=True, background=colour(r, 1.0))
+            td(percent(r), num=True, background=colour(r, 1.0))
             for r in ratios
         ])]
         out += heading(3, metric)
@@ -65,7 +65,7 @@ def shift_comparison(runs: Sequence[ReportRun]) -> str:
                 row = run.results['summary'].get(metric) or {}
                 p = row.get('P')
                 rows.append(('', [td(run.name)] + [
-                    td(_pts(v), num=True, background=colour(v, p))
+                    td(points(v), num=True, background=colour(v, p))
                     for v in ((row.get('splits') or {}).get(s)
                               for s in splits)
                 ]))

@@ -24,6 +24,7 @@ from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
 from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
 from .corruption_errors import ce_markdown, ce_summary_lines
+from .formatting import gamma, points, slug
 
 SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
     f'mPC_{g}' for g in GROUPS if g not in NEWER_FAMILIES) + tuple(
@@ -111,35 +112,47 @@ def run_name(results: Dict[str, Any], path: Optional[str] = None) -> str:
     return osp.splitext(osp.basename(str(results.get('config'))))[0]
 
 
-def _pts(value: Optional[float]) -> str:
-    """A metric in [0, 1] as points with one decimal."""
-    return '–' if value is None or value < 0 else f'{100 * value:.1f}'
 
 
-def _slug(metric: str) -> str:
-    return re.sub(r'[^A-Za-z0-9]+', '_', metric).strip('_')
 
 
-def _cell(results, name, sev, metric):
+def cell_value(results: Dict[str, Any], name: str, sev: int,
+               metric: str) -> Optional[float]:
+    """A cell's metric as stored (COCO's -1 kept); None if missing.
+
+    Args:
+        results (dict): The results.
+        name (str): The corruption.
+        sev (int): The severity.
+        metric (str): The metric.
+
+    Returns:
+        float, optional: The value.
+    """
     return (results['cells'].get(name, {}).get(str(sev)) or {}).get(metric)
 
 
-def _mean(values):
+def mean_of(values: Sequence[Optional[float]]) -> Optional[float]:
+    """The mean of the defined values (not None, not COCO's -1).
+
+    Args:
+        values (Sequence[float]): The values.
+
+    Returns:
+        float, optional: Their mean; None if none is defined.
+    """
     values = [v for v in values if v is not None and v >= 0]
     return sum(values) / len(values) if values else None
 
 
-def _gamma(value: Optional[float]) -> str:
-    """γa or γr as a number with three decimals."""
-    return '–' if value is None else f'{value:.3f}'
 
 
-def _image_names(results: Dict[str, Any]) -> List[str]:
+def image_names(results: Dict[str, Any]) -> List[str]:
     """Image corruptions with cells, in table order."""
     return [n for n in CORRUPTION_NAMES if n in results['cells']]
 
 
-def _video_names(results: Dict[str, Any]) -> List[str]:
+def video_names(results: Dict[str, Any]) -> List[str]:
     """Clip corruptions with cells, in table order."""
     return [n for n in CLIP_NAMES if results['cells'].get(n)]
 
@@ -166,7 +179,7 @@ def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
     rPC, the groups, hold-out) unless runs hold newer cells only."""
     present = {
         CORRUPTIONS_BY_NAME[n].group
-        for results in runs for n in _image_names(results)
+        for results in runs for n in image_names(results)
     }
     hidden = {f for f in NEWER_FAMILIES if f not in present}
     if present and present <= set(NEWER_FAMILIES):
@@ -177,13 +190,13 @@ def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
     return [c for c in SUMMARY_COLUMNS if c.split('_')[-1] not in hidden]
 
 
-def _shows_image(results: Dict[str, Any]) -> bool:
+def shows_image(results: Dict[str, Any]) -> bool:
     """Whether the image sections apply: some image cell, or no clip cell
     either (a clean-only or empty run keeps the image layout)."""
-    return bool(_image_names(results)) or not _video_names(results)
+    return bool(image_names(results)) or not video_names(results)
 
 
-def _video_summary(results: Dict[str, Any]) -> Dict[str, Any]:
+def video_summary_of(results: Dict[str, Any]) -> Dict[str, Any]:
     """The results' ``video_summary`` (computed from the cells for files
     written before it existed)."""
     if 'video_summary' in results:
@@ -191,9 +204,9 @@ def _video_summary(results: Dict[str, Any]) -> Dict[str, Any]:
     return video_summary(results.get('clean') or {}, results['cells'])
 
 
-def _video_coverage(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def video_coverage_of(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The results' ``video_coverage``; None without clip cells."""
-    if not _video_names(results):
+    if not video_names(results):
         return None
     return results.get('video_coverage') or video_coverage(results['cells'])
 
@@ -243,7 +256,7 @@ def markdown_report(results: Dict[str, Any],
     if warning:
         w(f'- **{warning}**\n')
     cov = results.get('coverage') or {}
-    show_image = _shows_image(results)
+    show_image = shows_image(results)
     if cov and show_image:
         done, total = cov['benchmark']
         hdone, htotal = cov['holdout']
@@ -255,7 +268,7 @@ def markdown_report(results: Dict[str, Any],
             w(f'- **incomplete grid**: mPC averages the {done} benchmark '
               f'cells present, not all {total}; missing: '
               f'{compact_cells(cov["missing"])}\n')
-    vcov = _video_coverage(results)
+    vcov = video_coverage_of(results)
     if results.get('empty_cells'):
         w(f'- cells without any detection (scored as AP 0): '
           f'{", ".join(results["empty_cells"])}\n')
@@ -283,35 +296,35 @@ def _image_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
     for metric in metrics:
         row = results['summary'].get(metric, {})
         w(f'| {metric} | ' + ' | '.join(
-            _pts(row.get(c)) for c in columns) + ' |\n')
+            points(row.get(c)) for c in columns) + ' |\n')
     for metric in metrics:
         rpc = results['summary'].get(metric, {}).get('rPC_class_mean')
         if rpc is not None:
             w(f'\n{metric}: rPC above is mean(mPC per class) / mean(P per '
               f'class), as Michaelis et al. 2019; the mean of the per-class '
               f"ratios mPC_c / P_c (mmdet's `robustness_eval`) is "
-              f'{_pts(rpc)} %.\n')
+              f'{points(rpc)} %.\n')
     w('\nLeaderboard row (as in Michaelis et al. 2019, table 1):\n\n')
     w('| model | ' + ' | '.join(
         f'{m}: P / mPC / rPC [%]' for m in metrics) + ' |\n')
     w('|---|' + '---|' * len(metrics) + '\n')
     w(f'| {run_name(results)} | ' + ' | '.join(
         ' / '.join(
-            _pts(results['summary'].get(m, {}).get(k))
+            points(results['summary'].get(m, {}).get(k))
             for k in ('P', 'mPC', 'rPC')) for m in metrics) + ' |\n')
     for metric in metrics:
         w(f'\n## {metric} per corruption and severity\n\n')
         _severity_table(w, results, metric, 'group', [
-            (n, CORRUPTIONS_BY_NAME[n].group) for n in _image_names(results)
+            (n, CORRUPTIONS_BY_NAME[n].group) for n in image_names(results)
         ])
 
 
 def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
     """The "Video corruptions" section: coverage, summary, families and
     per-corruption tables of the clip corruptions."""
-    summary = _video_summary(results)
-    done, total = _video_coverage(results)['video']
-    names = _video_names(results)
+    summary = video_summary_of(results)
+    done, total = video_coverage_of(results)['video']
+    names = video_names(results)
     w('\n## Video corruptions\n\n')
     w(f'- video cells: {done}/{total} ({len(names)} of {len(CLIP_NAMES)} '
       'clip corruptions)\n')
@@ -335,9 +348,9 @@ def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
     w('|' + '---|' * len(header) + '\n')
     for metric in metrics:
         row = summary.get(metric, {})
-        cols = [_pts(row.get(k)) for k in ('P', 'mPC_video', 'rPC_video')]
+        cols = [points(row.get(k)) for k in ('P', 'mPC_video', 'rPC_video')]
         for key in ('gamma_a', 'gamma_r'):
-            cols += [_gamma((row.get(key) or {}).get(g)) for g in groups]
+            cols += [gamma((row.get(key) or {}).get(g)) for g in groups]
         w(f'| {metric} | ' + ' | '.join(cols) + ' |\n')
     families = [f for f in FAMILIES if any(FAMILY_OF[n] == f for n in names)]
     for metric in metrics:
@@ -347,9 +360,9 @@ def _video_markdown(w, results: Dict[str, Any], metrics: List[str]) -> None:
         w('|---|---|---|---|---|\n')
         for family in families:
             w(f'| {family} | {KIND_OF_FAMILY[family]} | '
-              f'{_pts(row.get(f"mPC_{family}"))} | '
-              f'{_gamma((row.get("gamma_a") or {}).get(family))} | '
-              f'{_gamma((row.get("gamma_r") or {}).get(family))} |\n')
+              f'{points(row.get(f"mPC_{family}"))} | '
+              f'{gamma((row.get("gamma_a") or {}).get(family))} | '
+              f'{gamma((row.get("gamma_r") or {}).get(family))} |\n')
     for metric in metrics:
         w(f'\n### {metric} per video corruption and severity\n\n')
         _severity_table(w, results, metric, 'family',
@@ -372,11 +385,11 @@ def _severity_table(w, results: Dict[str, Any], metric: str, kind: str,
       ' | mean |\n')
     w('|---|---|' + '---|' * (len(SEVERITIES) + 1) + '\n')
     clean = (results.get('clean') or {}).get(metric)
-    w(f'| clean | – | {_pts(clean)} |' + ' |' * len(SEVERITIES) + '\n')
+    w(f'| clean | – | {points(clean)} |' + ' |' * len(SEVERITIES) + '\n')
     for name, group in rows:
-        values = [_cell(results, name, s, metric) for s in SEVERITIES]
-        w(f'| {name} | {group} | ' + ' | '.join(_pts(v) for v in values) +
-          f' | {_pts(_mean(values))} |\n')
+        values = [cell_value(results, name, s, metric) for s in SEVERITIES]
+        w(f'| {name} | {group} | ' + ' | '.join(points(v) for v in values) +
+          f' | {points(mean_of(values))} |\n')
 
 
 def compare_markdown(named: Sequence[Any]) -> str:
@@ -399,8 +412,8 @@ def compare_markdown(named: Sequence[Any]) -> str:
     if not named:
         return ''
     out = io.StringIO()
-    video = any(_video_names(r) for _, r in named)
-    image = not video or any(_image_names(r) for _, r in named)
+    video = any(video_names(r) for _, r in named)
+    image = not video or any(image_names(r) for _, r in named)
     columns = summary_columns([r for _, r in named]) if image else ['P']
     header = list(columns) + list(VIDEO_COMPARE_COLUMNS if video else ())
     for metric in main_metrics(named[0][1]):
@@ -411,12 +424,14 @@ def compare_markdown(named: Sequence[Any]) -> str:
         out.write('|---|' + '---|' * len(header) + '\n')
         for name, results in named:
             row = results['summary'].get(metric, {})
-            cols = [_pts(row.get(c)) for c in columns]
+            cols = [points(row.get(c)) for c in columns]
             if video:
-                vrow = _video_summary(results).get(metric, {})
-                cols += [_pts(vrow.get(c)) for c in ('mPC_video', 'rPC_video')]
+                vrow = video_summary_of(results).get(metric, {})
                 cols += [
-                    _gamma((vrow.get(k) or {}).get('all'))
+                    points(vrow.get(c)) for c in ('mPC_video', 'rPC_video')
+                ]
+                cols += [
+                    gamma((vrow.get(k) or {}).get('all'))
                     for k in ('gamma_a', 'gamma_r')
                 ]
             out.write(f'| {name} | ' + ' | '.join(cols) + ' |\n')
@@ -429,32 +444,32 @@ def summary_text(results: Dict[str, Any]) -> str:
     with clip cells a ``<metric> video: mPC x  rPC y %  γa z  γr w`` line
     each (γ over all clip cells)."""
     lines = []
-    show_image = _shows_image(results)
-    vsummary = _video_summary(results) if _video_names(results) else {}
+    show_image = shows_image(results)
+    vsummary = video_summary_of(results) if video_names(results) else {}
     for metric in main_metrics(results):
         row = results['summary'].get(metric, {})
         if show_image:
             lines.append(
-                f'{metric}: P {_pts(row.get("P"))}  mPC '
-                f'{_pts(row.get("mPC"))}  rPC {_pts(row.get("rPC"))} %')
+                f'{metric}: P {points(row.get("P"))}  mPC '
+                f'{points(row.get("mPC"))}  rPC {points(row.get("rPC"))} %')
             for family in NEWER_FAMILIES:
                 if row.get(f'mPC_{family}') is not None:
                     lines[-1] += (
-                        f'  mPC_{family} {_pts(row[f"mPC_{family}"])}  '
-                        f'rPC_{family} {_pts(row.get(f"rPC_{family}"))} %')
+                        f'  mPC_{family} {points(row[f"mPC_{family}"])}  '
+                        f'rPC_{family} {points(row.get(f"rPC_{family}"))} %')
             if row.get('rPC_class_mean') is not None:
                 lines[-1] += (f"  (mean of per-class ratios, as mmdet's "
                               f'robustness_eval: '
-                              f'{_pts(row["rPC_class_mean"])} %)')
+                              f'{points(row["rPC_class_mean"])} %)')
         else:
-            lines.append(f'{metric}: P {_pts(row.get("P"))}')
+            lines.append(f'{metric}: P {points(row.get("P"))}')
         if vsummary:
             vrow = vsummary.get(metric, {})
             lines.append(
-                f'{metric} video: mPC {_pts(vrow.get("mPC_video"))}  rPC '
-                f'{_pts(vrow.get("rPC_video"))} %  γa '
-                f'{_gamma((vrow.get("gamma_a") or {}).get("all"))}  γr '
-                f'{_gamma((vrow.get("gamma_r") or {}).get("all"))}')
+                f'{metric} video: mPC {points(vrow.get("mPC_video"))}  rPC '
+                f'{points(vrow.get("rPC_video"))} %  γa '
+                f'{gamma((vrow.get("gamma_a") or {}).get("all"))}  γr '
+                f'{gamma((vrow.get("gamma_r") or {}).get("all"))}')
     if show_image:
         lines += ce_summary_lines(results, main_metrics(results))
     warning = training_warning(results)
@@ -466,7 +481,7 @@ def summary_text(results: Dict[str, Any]) -> str:
         lines.append(f'incomplete grid: {done} of {total} benchmark cells; '
                      'mPC averages the cells present; missing: '
                      f'{compact_cells(cov["missing"])}')
-    vcov = _video_coverage(results)
+    vcov = video_coverage_of(results)
     if vcov and not vcov['complete']:
         done, total = vcov['video']
         lines.append(f'incomplete video grid: {done} of {total} video '
@@ -491,7 +506,7 @@ def csv_report(results: Dict[str, Any]) -> str:
                                               for n in CLIP_NAMES]
         for name, group in rows:
             for sev in SEVERITIES:
-                value = _cell(results, name, sev, metric)
+                value = cell_value(results, name, sev, metric)
                 if value is not None:
                     writer.writerow([metric, name, group, sev, value])
     return out.getvalue()
@@ -509,7 +524,7 @@ def summary_csv(results: Dict[str, Any]) -> str:
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator='\n')
-    vsummary = _video_summary(results) if _video_names(results) else {}
+    vsummary = video_summary_of(results) if video_names(results) else {}
     video_columns = VIDEO_SUMMARY_COLUMNS if vsummary else ()
     writer.writerow(['metric', *SUMMARY_COLUMNS, *video_columns])
     for metric in metric_keys(results):
@@ -529,7 +544,7 @@ def summary_csv(results: Dict[str, Any]) -> str:
 def plot_metric(results: Dict[str, Any], metric: str) -> bytes:
     """Performance vs severity per corruption, one panel per group (like
     figures 5 and 7-9 of Michaelis et al. 2019), as PNG bytes."""
-    names = _image_names(results)
+    names = image_names(results)
     groups = [
         g for g in GROUPS
         if any(CORRUPTIONS_BY_NAME[n].group == g for n in names)
@@ -542,7 +557,7 @@ def plot_metric(results: Dict[str, Any], metric: str) -> bytes:
 def plot_video_metric(results: Dict[str, Any], metric: str) -> bytes:
     """Performance vs severity per clip corruption, one panel per family
     with cells (clean at severity 0), as PNG bytes."""
-    names = _video_names(results)
+    names = video_names(results)
     panels = [(f, [n for n in names if FAMILY_OF[n] == f]) for f in FAMILIES
               if any(FAMILY_OF[n] == f for n in names)
               ] or [(f, []) for f in FAMILIES]
@@ -567,7 +582,7 @@ def _plot_panels(results: Dict[str, Any], metric: str, panels: Sequence[Any],
                 xs.append(0)
                 ys.append(100 * clean)
             for sev in SEVERITIES:
-                value = _cell(results, name, sev, metric)
+                value = cell_value(results, name, sev, metric)
                 if value is not None and value >= 0:
                     xs.append(sev)
                     ys.append(100 * value)
@@ -596,12 +611,12 @@ def _report_plan(results: Dict[str, Any], stem: str,
             (f'{stem}.csv', functools.partial(csv_report, results)),
             (f'{stem}_summary.csv', functools.partial(summary_csv, results))]
     metrics = metrics or main_metrics(results)
-    if _image_names(results):
-        plan += [(f'{stem}_{_slug(m)}.png',
+    if image_names(results):
+        plan += [(f'{stem}_{slug(m)}.png',
                   functools.partial(plot_metric, results, m))
                  for m in metrics]
-    if _video_names(results):
-        plan += [(f'{stem}_video_{_slug(m)}.png',
+    if video_names(results):
+        plan += [(f'{stem}_video_{slug(m)}.png',
                   functools.partial(plot_video_metric, results, m))
                  for m in metrics]
     return plan

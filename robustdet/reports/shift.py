@@ -8,7 +8,7 @@ import os.path as osp
 from typing import Any, Dict, List
 
 from ..utils.io import write_bytes_atomic, write_text_atomic
-from .robustness import _pts, _slug
+from .formatting import percent, points, slug
 
 
 def shift_main_metrics(results: Dict[str, Any]) -> List[str]:
@@ -17,8 +17,6 @@ def shift_main_metrics(results: Dict[str, Any]) -> List[str]:
     return [k for k in keys if k.endswith('mAP')] or keys
 
 
-def _rpc(value) -> str:
-    return '–' if value is None else f'{100 * value:.1f}'
 
 
 def shift_markdown(results: Dict[str, Any]) -> str:
@@ -37,14 +35,15 @@ def shift_markdown(results: Dict[str, Any]) -> str:
         w(f'\n## {metric}\n\n')
         w('| | ' + ' | '.join(splits) + ' |\n')
         w('|---|' + '---|' * len(splits) + '\n')
-        w('| AP | ' + ' | '.join(_pts(row['splits'].get(s))
+        w('| AP | ' + ' | '.join(points(row['splits'].get(s))
                                  for s in splits) + ' |\n')
-        w('| rPC [%] | ' + ' | '.join(_rpc(row['rPC'].get(s))
+        w('| rPC [%] | ' + ' | '.join(percent(row['rPC'].get(s))
                                       for s in splits) + ' |\n')
         if results.get('mean_name'):
             w(f'\n{results["mean_name"]} {metric} (the mean over the '
               f'{len(splits) - 1} splits after the reference): '
-              f'{_pts(row.get("mean"))}, rPC {_rpc(row.get("mean_rPC"))} %'
+              f'{points(row.get("mean"))}, '
+              f'rPC {percent(row.get("mean_rPC"))} %'
               '\n')
     return out.getvalue()
 
@@ -100,7 +99,7 @@ def write_shift_reports(results: Dict[str, Any], out_dir: str) -> List[str]:
         write_text_atomic(text, path)
         paths.append(path)
     for metric in shift_main_metrics(results):
-        path = osp.join(out_dir, f'shift_{_slug(metric)}.png')
+        path = osp.join(out_dir, f'shift_{slug(metric)}.png')
         write_bytes_atomic(shift_plot(results, metric), path)
         paths.append(path)
     return paths

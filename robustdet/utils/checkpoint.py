@@ -18,6 +18,7 @@ import pickle
 import re
 import warnings
 import zipfile
+from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -172,12 +173,21 @@ def _first_line(e: BaseException) -> str:
 
 def _load_state(model: torch.nn.Module, ckpt: Dict[str, Any],
                 strict: bool = False) -> None:
+    """Load a checkpoint's weights as mmengine's ``load_checkpoint`` does
+    after reading the file: its ``state_dict`` (or the dict itself), a
+    ``module.`` prefix stripped, the state dict's metadata kept, then
+    mmengine's public ``load_state_dict`` (which reports missing and
+    unexpected keys)."""
     from mmengine.model import is_model_wrapper
-    from mmengine.runner.checkpoint import _load_checkpoint_to_model
+    from mmengine.runner import load_state_dict
     if is_model_wrapper(model):
         model = model.module
-    _load_checkpoint_to_model(
-        model, ckpt, strict=strict, revise_keys=[(r'^module\.', '')])
+    state = ckpt.get('state_dict', ckpt)
+    metadata = getattr(state, '_metadata', OrderedDict())
+    state = OrderedDict(
+        (re.sub(r'^module\.', '', k), v) for k, v in state.items())
+    state._metadata = metadata
+    load_state_dict(model, state, strict)
 
 
 def load_checkpoint_to_model(model: torch.nn.Module,

@@ -1,0 +1,105 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""How every report writes a number: one definition per kind of value,
+shared by the Markdown, CSV and HTML reports (a change of how mPC or a
+relative mCE is written is made here, once)."""
+import re
+from typing import Optional
+
+# What a report writes where a value is missing or undefined.
+DASH = '–'
+
+
+def points(fraction: Optional[float]) -> str:
+    """A metric in [0, 1] as points with one decimal, ``'40.4'``; the
+    dash for None and for COCO's -1 (undefined).
+
+    Args:
+        fraction (float, optional): The metric.
+
+    Returns:
+        str: The text.
+    """
+    if fraction is None or fraction < 0:
+        return DASH
+    return f'{100 * fraction:.1f}'
+
+
+def percent(fraction: Optional[float]) -> str:
+    """A ratio as a percentage with one decimal (rPC, a CE: 1 is 100.0,
+    negative values kept); the dash for None.
+
+    Args:
+        fraction (float, optional): The ratio.
+
+    Returns:
+        str: The text.
+    """
+    return DASH if fraction is None else f'{100 * fraction:.1f}'
+
+
+def one_decimal(value: Optional[float]) -> str:
+    """A value already in points or % with one decimal; the dash for
+    None.
+
+    Args:
+        value (float, optional): The value.
+
+    Returns:
+        str: The text.
+    """
+    return DASH if value is None else f'{value:.1f}'
+
+
+def signed(value: Optional[float]) -> str:
+    """A difference with its sign and one decimal, ``'+1.2'``, ``'0.0'``
+    when it rounds to zero; the dash for None.
+
+    Args:
+        value (float, optional): The difference.
+
+    Returns:
+        str: The text.
+    """
+    if value is None:
+        return DASH
+    value = round(value, 1)
+    return '0.0' if value == 0 else f'{value:+.1f}'
+
+
+def gamma(value: Optional[float]) -> str:
+    """γa or γr with three decimals; the dash for None.
+
+    Args:
+        value (float, optional): The ratio.
+
+    Returns:
+        str: The text.
+    """
+    return DASH if value is None else f'{value:.3f}'
+
+
+def with_count(text: str, count: Optional[int]) -> str:
+    """A mean's text with the number of values it averages, ``'84.2
+    (15)'``; the text alone without a count or for the dash.
+
+    Args:
+        text (str): The mean, already written.
+        count (int, optional): How many values it averages.
+
+    Returns:
+        str: The text.
+    """
+    return text if count is None or text == DASH else f'{text} ({count})'
+
+
+def slug(metric: str) -> str:
+    """A metric name as a file-name part, ``coco_bbox_mAP``.
+
+    Args:
+        metric (str): The metric, ``coco/bbox_mAP``.
+
+    Returns:
+        str: Runs of other characters than letters and digits as one
+        underscore, none at either end.
+    """
+    return re.sub(r'[^A-Za-z0-9]+', '_', metric).strip('_')
