@@ -25,7 +25,7 @@ from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 from .corruption_errors import COUNT_WORDS, FAMILY_TITLES
 from .formatting import one_decimal, signed, with_count
-from .robustness import compact_cells
+from .runs import compact_cells
 
 FORMAT = 'robustdet.compare/1'
 STEM = 'compare'

@@ -13,27 +13,28 @@ import os
 import os.path as osp
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from markupsafe import Markup
+
 from ..baselines import CITATIONS, baseline_rows, metric_of
-from ..corruptions import CORRUPTION_NAMES, CORRUPTIONS_BY_NAME, SEVERITIES
-from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
-                                                      KINDS)
+from ..corruptions import CORRUPTION_NAMES
+from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
 from .compare import (CLASS_MEAN_COLUMN, comparison, guess_dataset,
                       shows_class_mean)
-from .corruption_errors import COUNT_WORDS, FAMILY_TITLES, mean_with_count
-from .formatting import gamma, one_decimal, percent, points, signed
+from .corruption_errors import COUNT_WORDS
+from .formatting import gamma, one_decimal, points, signed
 from .html_inputs import KIND_WORDS, ReportRun
-from .html_parts import (code, colour, contents, esc, heading, jpeg_thumbnail,
-                         legend, page, para, picture, provenance, raw_td,
-                         table, td)
+from .html_parts import (code, colour, contents, data_uri, esc, heading,
+                         jpeg_thumbnail, page, para, picture, provenance,
+                         raw_td, table, td)
 from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
                              shift_section)
-from .robustness import (VIDEO_COMPARE_COLUMNS, cell_value, compact_cells,
-                         image_names, main_metrics, mean_of, plot_metric,
-                         plot_video_metric, shows_image, summary_columns,
-                         training_warning, video_coverage_of, video_names,
-                         video_summary_of)
+from .robustness import plot_metric, plot_video_metric
+from .robustness_view import robustness_view
+from .runs import (VIDEO_COMPARE_COLUMNS, image_names, main_metrics,
+                   summary_columns, video_names, video_summary_of)
+from .templating import render
 
 # Strips embedded per corruption and in all (the rest are counted).
 STRIPS_PER_CORRUPTION = 4
@@ -61,190 +62,11 @@ def _value_td(value: Optional[float], column: str,
 # Robustness runs ---------------------------------------------------------
 
 
-def _facts(results: Dict[str, Any]) -> str:
-    """Training corruptions, coverage, missing cells, empty cells and
-    skipped images."""
-    items = []
-    warning = training_warning(results)
-    if warning:
-        items.append(f'<span class="warn">{esc(warning)}</span>')
-    cov = results.get('coverage') or {}
-    if cov and shows_image(results):
-        done, total = cov['benchmark']
-        hdone, htotal = cov['holdout']
-        items.append(esc(
-            f'benchmark cells: {done}/{total}, hold-out cells: '
-            f'{hdone}/{htotal}' + ''.join(
-                f', {f} cells: {cov[f][0]}/{cov[f][1]}'
-                for f in ('cbar', '3dcc') if f in cov)))
-        if not cov.get('complete', True):
-            items.append(
-                '<span class="warn">incomplete grid</span>: ' +
-                esc(f'mPC averages the {done} benchmark cells present, not '
-                    f'all {total}; missing: '
-                    f'{compact_cells(cov["missing"])}'))
-    vcov = video_coverage_of(results)
-    if vcov:
-        done, total = vcov['video']
-        items.append(esc(f'video cells: {done}/{total}'))
-    if results.get('empty_cells'):
-        items.append(esc('cells without any detection (scored as AP 0): ' +
-                         ', '.join(results['empty_cells'])))
-    if results.get('skipped_images'):
-        items.append(esc(f'skipped unreadable images: '
-                         f'{len(results["skipped_images"])}'))
-    if not items:
-        return ''
-    return '<ul>' + ''.join(f'<li>{i}</li>' for i in items) + '</ul>\n'
-
-
-def _summary(index: int, results: Dict[str, Any],
-             metrics: List[str]) -> str:
-    columns = summary_columns([results])
-    rows = []
-    for metric in metrics:
-        row = (results.get('summary') or {}).get(metric, {})
-        rows.append(('', [td(metric)] + [
-            _value_td(row.get(c), c, row.get('P')) for c in columns
-        ]))
-    out = heading(3, 'Summary')
-    out += para('Values in points (× 100); rPC = mPC / P in %.', 'note')
-    out += table(['metric'] + columns, rows, table_id=f'summary-{index}')
-    for metric in metrics:
-        rpc = (results.get('summary') or {}).get(metric, {}).get(
-            'rPC_class_mean')
-        if rpc is not None:
-            out += para(esc(
-                f'{metric}: rPC above is mean(mPC per class) / mean(P per '
-                'class), as Michaelis et al. 2019; the mean of the '
-                "per-class ratios (mmdet's robustness_eval) is "
-                f'{points(rpc)} %.'), 'note')
-    return out
-
-
-def _video_summary_table(index: int, results: Dict[str, Any],
-                         metrics: List[str]) -> str:
-    summary = video_summary_of(results)
-    groups = KINDS + ('all', )
-    header = (['metric', 'P', 'mPC_video', 'rPC_video'] +
-              [f'γa {g}' for g in groups] + [f'γr {g}' for g in groups])
-    rows = []
-    for metric in metrics:
-        row = summary.get(metric, {})
-        cells = [td(metric)] + [
-            _value_td(row.get(k), k, row.get('P'))
-            for k in ('P', 'mPC_video', 'rPC_video')
-        ]
-        for key in ('gamma_a', 'gamma_r'):
-            cells += [
-                td(gamma((row.get(key) or {}).get(g)), num=True)
-                for g in groups
-            ]
-        rows.append(('', cells))
-    return (heading(3, 'Video corruptions') + para(
-        'P, mPC_video in points; rPC_video in %; γa = 1 − (P − P_c,s) and '
-        'γr = 1 − (P − P_c,s) / P averaged over the clip cells (1 = no '
-        'loss).', 'note') +
-            table(header, rows, table_id=f'video-summary-{index}'))
-
-
-def _ce_section(results: Dict[str, Any], metrics: List[str]) -> str:
-    """The corruption errors against the recorded baseline ('' without)."""
-    entry = results.get('corruption_errors')
-    if not entry:
-        return ''
-    base = entry['baseline']
-    if base.get('kind') == 'published':
-        words = (f'published row {code(base.get("name"))} '
-                 f'({esc(base.get("citation"))}; P and mPC only: pooled '
-                 'forms)')
-    else:
-        words = (f'run {code(base.get("name"))} '
-                 f'({code(base.get("source"))})')
-    out = heading(3, 'Corruption errors')
-    out += para(f'Baseline: {words}. ' + esc(
-        'CE = Σ_s E / Σ_s E^B with E = 1 − AP, relative CE = Σ_s '
-        '(AP_clean − AP) / Σ_s (AP^B_clean − AP^B); mCE and relative mCE '
-        'their means over a family, pooled: (1 − mPC) / (1 − mPC^B) and '
-        '(P − mPC) / (P^B − mPC^B). In % of the baseline (below 100 = '
-        'more robust). ' + COUNT_WORDS), 'note')
-    shown = [m for m in metrics if m in entry['metrics']] or list(
-        entry['metrics'])
-    for metric in shown:
-        families = entry['metrics'][metric]
-        rows = []
-        for family, row in families.items():
-            flagged = [f['corruption'] for f in row.get('flagged', [])]
-            if row.get('pooled_flagged'):
-                flagged.append('pooled')
-            rows.append(('', [
-                td(FAMILY_TITLES.get(family, family)),
-                td(mean_with_count(row.get('mCE'), row.get('count')),
-                   num=True),
-                td(mean_with_count(row.get('rmCE'), row.get('rcount')),
-                   num=True)
-            ] + [
-                td(percent(row.get(k)), num=True)
-                for k in ('CE_pooled', 'rCE_pooled')
-            ] + [td(', '.join(flagged) or '–')]))
-        out += heading(4, metric)
-        out += table(['family', 'mCE', 'relative mCE', 'CE pooled',
-                      'relative CE pooled', 'flagged'], rows)
-        per = [(n, row) for row in families.values()
-               for n in row.get('CE', {})]
-        if per:
-            out += table(['corruption', 'CE', 'relative CE'], [
-                ('', [td(n), td(percent(row['CE'][n]), num=True),
-                      td(percent((row.get('rCE') or {}).get(n)), num=True)])
-                for n, row in per
-            ])
-    return out
-
-
-def severity_table(results: Dict[str, Any], metric: str, kind: str,
-                   rows: Sequence[Tuple[str, str]],
-                   table_id: Optional[str] = None) -> str:
-    """A corruption × severity table in points, the clean row first, each
-    cell coloured by its value relative to P.
-
-    Args:
-        results (dict): A robustness run's results.
-        metric (str): The metric.
-        kind (str): Title of the second column (``'group'``,
-            ``'family'``).
-        rows (Sequence[tuple[str, str]]): ``(corruption, group)`` pairs.
-        table_id (str, optional): The table's ``id``.
-
-    Returns:
-        str: The table.
-    """
-    p = (results.get('clean') or {}).get(metric)
-    out = [('clean', [
-        td('clean'), td('–'),
-        td(points(p), num=True, background=colour(p, p),
-           colspan=len(SEVERITIES)),
-        td(points(p), num=True, background=colour(p, p))
-    ])]
-    for name, group in rows:
-        values = [cell_value(results, name, s, metric) for s in SEVERITIES]
-        cells = [td(name), td(group)]
-        for sev, value in zip(SEVERITIES, values):
-            share = ('' if colour(value, p) is None else
-                     f' ({100 * value / p:.0f} % of P)')
-            cells.append(
-                td(points(value), num=True, background=colour(value, p),
-                   title=f'{name}/{sev}: {points(value)}{share}'))
-        mean = mean_of(values)
-        cells.append(td(points(mean), num=True,
-                        background=colour(mean, p)))
-        out.append(('', cells))
-    return table(['corruption', kind] + [str(s) for s in SEVERITIES] +
-                 ['mean'], out, table_id=table_id, cls='grid')
-
-
 def robustness_section(index: int, run: ReportRun) -> str:
-    """The section of a robustness run: summary, corruption errors,
-    per-corruption tables, plots and provenance.
+    """The section of a robustness run: facts, summary, corruption
+    errors, per-corruption tables, plots and provenance
+    (``templates/robustness_section.html.j2`` over the run's view model,
+    :func:`~robustdet.reports.robustness_view.robustness_view`).
 
     Args:
         index (int): Its number on the page (1-based, for the anchors).
@@ -254,39 +76,20 @@ def robustness_section(index: int, run: ReportRun) -> str:
         str: The section.
     """
     results = run.results
-    metrics = main_metrics(results)
-    out = _facts(results)
-    if not metrics:
-        return (out + para('No results yet: the run has no scored cell.',
-                           'warn') +
-                provenance(run.kind, run.path, results))
-    if shows_image(results):
-        out += _summary(index, results, metrics)
-        out += _ce_section(results, metrics)
-    video = video_names(results)
-    if video:
-        out += _video_summary_table(index, results, metrics)
-    names = image_names(results)
-    if names or video:
-        out += legend()
-    for metric in metrics if names else []:
-        out += heading(3, f'{metric} per corruption and severity')
-        out += severity_table(
-            results, metric, 'group',
-            [(n, CORRUPTIONS_BY_NAME[n].group) for n in names],
-            table_id=f'grid-{index}-{metric}')
-    for metric in metrics if video else []:
-        out += heading(3, f'{metric} per video corruption and severity')
-        out += severity_table(results, metric, 'family',
-                              [(n, FAMILY_OF[n]) for n in video])
-    plots = ([(plot_metric, m, m) for m in metrics] if names else []) + (
-        [(plot_video_metric, m, f'{m}, video') for m in metrics]
-        if video else [])
-    if plots:
-        out += heading(3, 'Plots')
-        for plot, metric, alt in plots:
-            out += picture(plot(results, metric), f'{alt} per severity')
-    return out + provenance(run.kind, run.path, run.results)
+    view = robustness_view(results, index=index)
+    plots = []
+    if view['metrics'] and view['has_image_cells']:
+        plots += [(plot_metric, m, m) for m in view['metrics']]
+    if view['metrics'] and view['video']:
+        plots += [(plot_video_metric, m, f'{m}, video')
+                  for m in view['metrics']]
+    pictures = [(f'{alt} per severity',
+                 data_uri(plot(results, metric), 'image/png'))
+                for plot, metric, alt in plots]
+    return render(
+        'robustness_section.html.j2', v=view, pictures=pictures,
+        count_words=COUNT_WORDS,
+        provenance=Markup(provenance(run.kind, run.path, results)))
 
 
 def runs_comparison(runs: Sequence[ReportRun]) -> str:

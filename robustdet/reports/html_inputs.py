@@ -11,7 +11,7 @@ from typing import Any, Dict, NamedTuple, Optional
 
 from ..corruptions import CORRUPTION_NAMES
 from ..utils.errors import RobustDetError
-from .robustness import run_name
+from .runs import run_name
 
 # The formats of the result files (robustdet.apis.results.FORMAT and
 # robustdet.apis.shift.FORMAT; reports/ stands below apis/, which imports

@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from PIL import Image, UnidentifiedImageError
 
 from ..version import __version__
+from .templating import hsl
 
 # Widest strip picture embedded (pixels); wider ones are downscaled.
 STRIP_WIDTH = 800
@@ -24,10 +25,6 @@ STRIP_QUALITY = 80
 # What the page may load: inline styles and data: pictures, nothing else.
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "base-uri 'none'; form-action 'none'")
-# The table colours: a cell's value relative to the reference (P), from
-# red (0 % of it) through yellow to green (100 % or more).
-COLOUR_SATURATION = 70
-COLOUR_LIGHTNESS = 80
 
 CSS = """
 body { font-family: 'DejaVu Sans', 'Liberation Sans', Arial, sans-serif;
@@ -97,9 +94,7 @@ def colour(value: Optional[float], reference: Optional[float]
     """
     if value is None or reference is None or value < 0 or reference <= 0:
         return None
-    ratio = min(1.0, max(0.0, value / reference))
-    return (f'hsl({round(120 * ratio)}, {COLOUR_SATURATION}%, '
-            f'{COLOUR_LIGHTNESS}%)')
+    return hsl(min(1.0, max(0.0, value / reference)))
 
 
 def td(text: str,

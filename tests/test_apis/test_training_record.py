@@ -9,7 +9,7 @@ from mmengine.config import Config
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.apis.training_record import training_corruptions
 from robustdet.reports import markdown_report, summary_text
-from robustdet.reports.robustness import training_warning
+from robustdet.reports.runs import training_warning
 from tests.conftest import DEMO_CONFIGS, REPO, replace_data_root
 from tests.tool_process import run_tool
 

@@ -1,0 +1,321 @@
+# Copyright (c) robustdet contributors. All rights reserved.
+"""The view model of a robustness run: what its Markdown report and its
+section of the HTML page show, decided once.
+
+:func:`robustness_view` turns a results dict into plain, JSON-serialisable
+data: the facts and warnings, and tables whose cells are already written
+(:mod:`.formatting`) with, for the page's colours, the fraction of the
+value they are compared with (P for mPC-like cells, 1 for ratios). The
+templates (``templates/robustness.md.j2``,
+``templates/robustness_section.html.j2``) only lay it out: which words a
+format uses around the data is theirs, which data there is is decided
+here.
+"""
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from ..corruptions import CORRUPTIONS_BY_NAME, NEWER_FAMILIES, SEVERITIES
+from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
+                                                      KIND_OF_FAMILY, KINDS)
+from ..video.types import FAMILIES
+from .corruption_errors import FAMILY_TITLES, mean_with_count
+from .formatting import DASH, gamma, percent, points
+from .runs import (cell_value, compact_cells, image_names, main_metrics,
+                   mean_of, run_name, shows_image, summary_columns,
+                   training_warning, video_coverage_of, video_names,
+                   video_summary_of)
+
+# Where a region run's corruptions apply, in words.
+REGION_WORDS = dict(objects='inside', background='outside')
+
+
+def cell(text: str,
+         value: Optional[float] = None,
+         reference: Optional[float] = None,
+         title: Optional[str] = None,
+         span: int = 1,
+         num: bool = True) -> Dict[str, Any]:
+    """A table cell of the view model.
+
+    Args:
+        text (str): What the cell shows, already written.
+        value (float, optional): The value it shows, for its colour.
+        reference (float, optional): What the value is compared with (P,
+            or 1 for a ratio); no colour without it.
+        title (str, optional): A tooltip.
+        span (int): Columns it spans.
+        num (bool): Whether it is a number (right-aligned).
+
+    Returns:
+        dict: ``text``, ``num``, ``fraction`` (``value / reference`` in
+        [0, 1], None without a colour), ``title`` and ``span``.
+    """
+    fraction = None
+    if (value is not None and reference is not None and value >= 0
+            and reference > 0):
+        fraction = min(1.0, max(0.0, value / reference))
+    return dict(text=text, num=num, fraction=fraction, title=title,
+                span=span)
+
+
+def label(text: str) -> Dict[str, Any]:
+    """A cell of text that is not a number."""
+    return cell(text, num=False)
+
+
+def table(columns: Sequence[str],
+          rows: Sequence[Dict[str, Any]],
+          table_id: Optional[str] = None,
+          cls: Optional[str] = None) -> Dict[str, Any]:
+    """A table: column titles, rows (:func:`row`), its page id and class."""
+    return dict(columns=list(columns), rows=list(rows), id=table_id,
+                cls=cls)
+
+
+def row(cells: Sequence[Dict[str, Any]], cls: str = '') -> Dict[str, Any]:
+    """A row of cells (:func:`cell`), with a class (``clean``...)."""
+    return dict(cells=list(cells), cls=cls)
+
+
+def _reference(column: str, p: Optional[float]) -> Optional[float]:
+    """What a summary column is coloured against: rPC-like ones their
+    ratio (1), mPC-like ones P, others nothing."""
+    if column.startswith('rPC'):
+        return 1.0
+    return p if column.startswith('mPC') else None
+
+
+def summary_table(results: Dict[str, Any], metrics: Sequence[str],
+                  index: int) -> Dict[str, Any]:
+    """P, mPC, rPC and the groups' and families' means, a row per metric.
+    """
+    columns = summary_columns([results])
+    rows = []
+    for metric in metrics:
+        values = (results.get('summary') or {}).get(metric, {})
+        rows.append(row([label(metric)] + [
+            cell(points(values.get(c)), values.get(c),
+                 _reference(c, values.get('P'))) for c in columns
+        ]))
+    return table(['metric'] + columns, rows, table_id=f'summary-{index}')
+
+
+def severity_table(results: Dict[str, Any], metric: str, kind: str,
+                   names: Sequence[Tuple[str, str]],
+                   table_id: Optional[str] = None) -> Dict[str, Any]:
+    """A corruption × severity table in points with the clean row first,
+    each value compared with P.
+
+    Args:
+        results (dict): The results.
+        metric (str): The metric.
+        kind (str): Title of the second column (``'group'``,
+            ``'family'``).
+        names (Sequence[tuple[str, str]]): ``(corruption, group)`` pairs.
+        table_id (str, optional): The table's page id.
+
+    Returns:
+        dict: The table.
+    """
+    p = (results.get('clean') or {}).get(metric)
+    rows = [row([label('clean'), label(DASH),
+                 cell(points(p), p, p, span=len(SEVERITIES)),
+                 cell(points(p), p, p)], cls='clean')]
+    for name, group in names:
+        values = [cell_value(results, name, s, metric) for s in SEVERITIES]
+        cells = [label(name), label(group)]
+        for sev, value in zip(SEVERITIES, values):
+            shown = cell(points(value), value, p)
+            share = ('' if shown['fraction'] is None else
+                     f' ({100 * value / p:.0f} % of P)')
+            shown['title'] = f'{name}/{sev}: {points(value)}{share}'
+            cells.append(shown)
+        mean = mean_of(values)
+        cells.append(cell(points(mean), mean, p))
+        rows.append(row(cells))
+    return table(['corruption', kind] + [str(s) for s in SEVERITIES] +
+                 ['mean'], rows, table_id=table_id, cls='grid')
+
+
+def _ce_view(results: Dict[str, Any],
+             metrics: Sequence[str]) -> Optional[Dict[str, Any]]:
+    """The corruption errors against the recorded baseline (None
+    without): per metric, the families' means and the corruptions' CE."""
+    entry = results.get('corruption_errors')
+    if not entry:
+        return None
+    shown = [m for m in metrics if m in entry['metrics']] or list(
+        entry['metrics'])
+    out = []
+    for metric in shown:
+        families = entry['metrics'][metric]
+        rows = []
+        for family, values in families.items():
+            flagged = [f['corruption'] for f in values.get('flagged', [])]
+            if values.get('pooled_flagged'):
+                flagged.append('pooled')
+            rows.append(row([
+                label(FAMILY_TITLES.get(family, family)),
+                cell(mean_with_count(values.get('mCE'), values.get('count'))),
+                cell(mean_with_count(values.get('rmCE'),
+                                     values.get('rcount'))),
+                cell(percent(values.get('CE_pooled'))),
+                cell(percent(values.get('rCE_pooled'))),
+                label(', '.join(flagged) or DASH)
+            ]))
+        per = [(n, values) for values in families.values()
+               for n in values.get('CE', {})]
+        corruptions = table(['corruption', 'CE', 'relative CE'], [
+            row([label(n), cell(percent(values['CE'][n])),
+                 cell(percent((values.get('rCE') or {}).get(n)))])
+            for n, values in per
+        ]) if per else None
+        out.append(dict(
+            metric=metric,
+            families=table(['family', 'mCE', 'relative mCE', 'CE pooled',
+                            'relative CE pooled', 'flagged'], rows),
+            corruptions=corruptions))
+    return dict(baseline=entry['baseline'], metrics=out)
+
+
+def _video_view(results: Dict[str, Any], metrics: Sequence[str],
+                index: int) -> Optional[Dict[str, Any]]:
+    """The clip corruptions' coverage, summary, families and grids (None
+    without clip cells)."""
+    coverage = video_coverage_of(results)
+    if not coverage:
+        return None
+    summary = video_summary_of(results)
+    names = video_names(results)
+    groups = KINDS + ('all', )
+    rows = []
+    for metric in metrics:
+        values = summary.get(metric, {})
+        cells = [label(metric)] + [
+            cell(points(values.get(k)), values.get(k),
+                 _reference(k, values.get('P')))
+            for k in ('P', 'mPC_video', 'rPC_video')
+        ]
+        for key in ('gamma_a', 'gamma_r'):
+            cells += [cell(gamma((values.get(key) or {}).get(g)))
+                      for g in groups]
+        rows.append(row(cells))
+    families = [f for f in FAMILIES if any(FAMILY_OF[n] == f for n in names)]
+    family_tables = []
+    for metric in metrics:
+        values = summary.get(metric, {})
+        family_tables.append(dict(metric=metric, table=table(
+            ['family', 'kind', 'mPC', 'γa', 'γr'], [
+                row([label(f), label(KIND_OF_FAMILY[f]),
+                     cell(points(values.get(f'mPC_{f}'))),
+                     cell(gamma((values.get('gamma_a') or {}).get(f))),
+                     cell(gamma((values.get('gamma_r') or {}).get(f)))])
+                for f in families
+            ])))
+    done, total = coverage['video']
+    return dict(
+        done=done,
+        total=total,
+        corruptions=len(names),
+        clip_corruptions=len(CLIP_NAMES),
+        clips=results.get('video_clips'),
+        pipeline_ground_truth=results.get('ground_truth') == 'pipeline',
+        summary=table(['metric', 'P', 'mPC_video', 'rPC_video'] +
+                      [f'γa {g}' for g in groups] +
+                      [f'γr {g}' for g in groups], rows,
+                      table_id=f'video-summary-{index}'),
+        families=family_tables,
+        grids=[dict(metric=m, table=severity_table(
+            results, m, 'family', [(n, FAMILY_OF[n]) for n in names]))
+               for m in metrics])
+
+
+def _coverage(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The image grid's cells done per family and what is missing."""
+    cov = results.get('coverage') or {}
+    if not cov:
+        return None
+    done, total = cov['benchmark']
+    return dict(
+        benchmark=cov['benchmark'],
+        holdout=cov['holdout'],
+        families=[[f] + list(cov[f]) for f in NEWER_FAMILIES if f in cov],
+        incomplete=None if cov.get('complete', True) else dict(
+            done=done, total=total,
+            missing=compact_cells(cov['missing'])))
+
+
+def _imported(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    imported = results.get('imported')
+    if not imported:
+        return None
+    return dict(
+        dataset=imported['dataset'],
+        files=[dict(path=f['path'], layout=f['layout'],
+                    sha256=f['sha256']) for f in imported['files']],
+        by_mmdet=imported['files'][0]['layout'] != 'robustdet')
+
+
+def robustness_view(results: Dict[str, Any], index: int = 1,
+                    title: str = 'Robustness benchmark') -> Dict[str, Any]:
+    """The view model of a robustness run.
+
+    Args:
+        results (dict): The results (:func:`robustdet.apis.load_results`).
+        index (int): Its number on a page (for the tables' ids).
+        title (str): The Markdown report's title.
+
+    Returns:
+        dict: JSON-serialisable: ``title``, ``name``, ``imported``, the
+        settings (``config``... ``cpu_dependent``), ``warning``,
+        ``coverage`` (image cells), ``empty_cells``, ``skipped_images``,
+        ``metrics``, ``image`` (summary, rPC class-mean notes, leaderboard
+        row, per-corruption tables; None without image cells), ``ce``
+        (None without a baseline) and ``video`` (None without clip cells).
+    """
+    metrics = main_metrics(results)
+    names = image_names(results)
+    image = None
+    if shows_image(results):
+        summary = results.get('summary') or {}
+        image = dict(
+            summary=summary_table(results, metrics, index),
+            class_mean=[
+                dict(metric=m, value=points(summary[m]['rPC_class_mean']))
+                for m in metrics
+                if summary.get(m, {}).get('rPC_class_mean') is not None
+            ],
+            leaderboard=table(
+                ['model'] + [f'{m}: P / mPC / rPC [%]' for m in metrics],
+                [row([label(run_name(results))] + [
+                    label(' / '.join(
+                        points(summary.get(m, {}).get(k))
+                        for k in ('P', 'mPC', 'rPC'))) for m in metrics
+                ])]),
+            grids=[dict(metric=m, table=severity_table(
+                results, m, 'group',
+                [(n, CORRUPTIONS_BY_NAME[n].group) for n in names],
+                table_id=f'grid-{index}-{m}')) for m in metrics])
+    region = results.get('region', 'all')
+    return dict(
+        title=title,
+        name=run_name(results),
+        imported=_imported(results),
+        config=results.get('config'),
+        checkpoint=results.get('checkpoint'),
+        seed=results.get('seed'),
+        backend=results.get('backend'),
+        channel_order=results.get('channel_order'),
+        region=dict(name=region, where=REGION_WORDS[region])
+        if region in REGION_WORDS else None,
+        depth=results.get('depth'),
+        cpu_dependent=list(results.get('cpu_dependent') or []),
+        warning=training_warning(results),
+        coverage=_coverage(results) if image else None,
+        empty_cells=list(results.get('empty_cells') or []),
+        skipped_images=len(results.get('skipped_images') or []),
+        metrics=metrics,
+        image=image,
+        has_image_cells=bool(names),
+        ce=_ce_view(results, metrics) if image else None,
+        video=_video_view(results, metrics, index))
+
