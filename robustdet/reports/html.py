@@ -23,7 +23,7 @@ from ..utils.io import write_text_atomic
 from .compare import (CLASS_MEAN_COLUMN, comparison, guess_dataset,
                       shows_class_mean)
 from .corruption_errors import COUNT_WORDS
-from .formatting import gamma, one_decimal, points, signed
+from .formatting import one_decimal, points, signed
 from .html_inputs import KIND_WORDS, ReportRun
 from .html_parts import (code, colour, contents, data_uri, esc, heading,
                          jpeg_thumbnail, page, para, picture, provenance,
@@ -31,9 +31,7 @@ from .html_parts import (code, colour, contents, data_uri, esc, heading,
 from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
                              shift_section)
 from .robustness import plot_metric, plot_video_metric
-from .robustness_view import robustness_view
-from .runs import (VIDEO_COMPARE_COLUMNS, image_names, main_metrics,
-                   summary_columns, video_names, video_summary_of)
+from .robustness_view import robustness_view, runs_view
 from .templating import render
 
 # Strips embedded per corruption and in all (the rest are counted).
@@ -93,36 +91,12 @@ def robustness_section(index: int, run: ReportRun) -> str:
 
 
 def runs_comparison(runs: Sequence[ReportRun]) -> str:
-    """Several robustness runs side by side (the columns of
-    :func:`~robustdet.reports.robustness.compare_markdown`), one table per
-    headline metric of the first."""
-    named = [r.results for r in runs]
-    video = any(video_names(r) for r in named)
-    image = not video or any(image_names(r) for r in named)
-    columns = summary_columns(named) if image else ['P']
-    header = ['run'] + list(columns) + list(
-        VIDEO_COMPARE_COLUMNS if video else ())
-    out = ''
-    for metric in main_metrics(named[0]):
-        rows = []
-        for run in runs:
-            row = (run.results.get('summary') or {}).get(metric, {})
-            cells = [td(run.name)] + [
-                _value_td(row.get(c), c, row.get('P')) for c in columns
-            ]
-            if video:
-                vrow = video_summary_of(run.results).get(metric, {})
-                cells += [
-                    _value_td(vrow.get(c), c, vrow.get('P'))
-                    for c in ('mPC_video', 'rPC_video')
-                ] + [
-                    td(gamma((vrow.get(k) or {}).get('all')), num=True)
-                    for k in ('gamma_a', 'gamma_r')
-                ]
-            rows.append(('', cells))
-        out += heading(3, f'{metric}: values in points (rPC in %)')
-        out += table(header, rows, table_id=f'compare-{metric}')
-    return out
+    """Several robustness runs side by side, one table per headline metric
+    of the first, their training warnings first
+    (``templates/runs.html.j2`` over
+    :func:`~robustdet.reports.robustness_view.runs_view`)."""
+    return render('runs.html.j2',
+                  v=runs_view([(r.name, r.results) for r in runs]))
 
 
 def published_comparison(runs: Sequence[ReportRun]) -> str:

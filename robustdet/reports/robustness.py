@@ -18,11 +18,10 @@ from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
 from .corruption_errors import COUNT_WORDS, ce_summary_lines
 from .formatting import gamma, points, slug
-from .robustness_view import robustness_view
-from .runs import (SUMMARY_COLUMNS, VIDEO_COMPARE_COLUMNS,
-                   VIDEO_SUMMARY_COLUMNS, cell_value, compact_cells,
-                   image_names, main_metrics, metric_keys, shows_image,
-                   summary_columns, training_warning, video_coverage_of,
+from .robustness_view import robustness_view, runs_view
+from .runs import (SUMMARY_COLUMNS, VIDEO_SUMMARY_COLUMNS, cell_value,
+                   compact_cells, image_names, main_metrics, metric_keys,
+                   shows_image, training_warning, video_coverage_of,
                    video_names, video_summary_of)
 from .templating import render
 
@@ -46,12 +45,10 @@ def markdown_report(results: Dict[str, Any],
 
 def compare_markdown(named: Sequence[Any]) -> str:
     """Several models side by side, one row each (the layout of Michaelis
-    et al. 2019, table 2: standard / stylized / combined training).
-
-    The image columns (:data:`SUMMARY_COLUMNS`) are those of
-    ``summary``; when a run holds clip cells, :data:`VIDEO_COMPARE_COLUMNS`
-    follow (mPC_video, rPC_video, γa and γr over all clip cells), and when
-    no run holds an image cell, only P of the image columns is kept.
+    et al. 2019, table 2: standard / stylized / combined training):
+    ``templates/runs.md.j2`` over
+    :func:`~robustdet.reports.robustness_view.runs_view`, the training
+    warnings of the runs first.
 
     Args:
         named (list[tuple[str, dict]]): (row name, results) pairs; their
@@ -63,32 +60,7 @@ def compare_markdown(named: Sequence[Any]) -> str:
     """
     if not named:
         return ''
-    out = io.StringIO()
-    video = any(video_names(r) for _, r in named)
-    image = not video or any(image_names(r) for _, r in named)
-    columns = summary_columns([r for _, r in named]) if image else ['P']
-    header = list(columns) + list(VIDEO_COMPARE_COLUMNS if video else ())
-    for metric in main_metrics(named[0][1]):
-        out.write(f'{metric}, values in points (rPC in %)' +
-                  ('; γa, γr over all video cells' if video else '') +
-                  ':\n\n')
-        out.write('| model | ' + ' | '.join(header) + ' |\n')
-        out.write('|---|' + '---|' * len(header) + '\n')
-        for name, results in named:
-            row = results['summary'].get(metric, {})
-            cols = [points(row.get(c)) for c in columns]
-            if video:
-                vrow = video_summary_of(results).get(metric, {})
-                cols += [
-                    points(vrow.get(c)) for c in ('mPC_video', 'rPC_video')
-                ]
-                cols += [
-                    gamma((vrow.get(k) or {}).get('all'))
-                    for k in ('gamma_a', 'gamma_r')
-                ]
-            out.write(f'| {name} | ' + ' | '.join(cols) + ' |\n')
-        out.write('\n')
-    return out.getvalue()
+    return render('runs.md.j2', v=runs_view(named))
 
 
 def summary_text(results: Dict[str, Any]) -> str:

@@ -19,10 +19,10 @@ from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
 from ..video.types import FAMILIES
 from .corruption_errors import FAMILY_TITLES, mean_with_count
 from .formatting import DASH, gamma, percent, points
-from .runs import (cell_value, compact_cells, image_names, main_metrics,
-                   mean_of, run_name, shows_image, summary_columns,
-                   training_warning, video_coverage_of, video_names,
-                   video_summary_of)
+from .runs import (VIDEO_COMPARE_COLUMNS, cell_value, compact_cells,
+                   image_names, main_metrics, mean_of, run_name, shows_image,
+                   summary_columns, training_warning, video_coverage_of,
+                   video_names, video_summary_of)
 
 # Where a region run's corruptions apply, in words.
 REGION_WORDS = dict(objects='inside', background='outside')
@@ -319,3 +319,57 @@ def robustness_view(results: Dict[str, Any], index: int = 1,
         ce=_ce_view(results, metrics) if image else None,
         video=_video_view(results, metrics, index))
 
+
+
+def runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
+              ) -> Dict[str, Any]:
+    """The view model of several robustness runs side by side (the
+    layout of Michaelis et al. 2019, table 2): a table per headline
+    metric of the first run, a row per run, and the runs' training
+    warnings.
+
+    The image columns are :func:`~robustdet.reports.runs.summary_columns`
+    of the runs; with clip cells in any run, mPC_video, rPC_video and γa,
+    γr over all clip cells follow; when no run holds an image cell, only
+    P of the image columns is kept.
+
+    Args:
+        named (Sequence[tuple[str, dict]]): ``(name, results)`` pairs.
+
+    Returns:
+        dict: ``video`` (whether the γ columns are there), ``warnings``
+        (``name``, ``warning`` of each run trained on corruptions) and
+        ``tables`` (``metric`` and ``table``, whose first column holds
+        the names).
+    """
+    runs = [results for _, results in named]
+    video = any(video_names(r) for r in runs)
+    image = not video or any(image_names(r) for r in runs)
+    columns = summary_columns(runs) if image else ['P']
+    tables = []
+    for metric in main_metrics(runs[0]) if runs else []:
+        rows = []
+        for name, results in named:
+            values = (results.get('summary') or {}).get(metric, {})
+            cells = [label(name)] + [
+                cell(points(values.get(c)), values.get(c),
+                     _reference(c, values.get('P'))) for c in columns
+            ]
+            if video:
+                vrow = video_summary_of(results).get(metric, {})
+                cells += [
+                    cell(points(vrow.get(c)), vrow.get(c),
+                         _reference(c, vrow.get('P')))
+                    for c in ('mPC_video', 'rPC_video')
+                ] + [
+                    cell(gamma((vrow.get(k) or {}).get('all')))
+                    for k in ('gamma_a', 'gamma_r')
+                ]
+            rows.append(row(cells))
+        tables.append(dict(metric=metric, table=table(
+            ['run'] + list(columns) +
+            list(VIDEO_COMPARE_COLUMNS if video else ()), rows,
+            table_id=f'compare-{metric}')))
+    warnings = [dict(name=name, warning=training_warning(results))
+                for name, results in named if training_warning(results)]
+    return dict(video=video, warnings=warnings, tables=tables)

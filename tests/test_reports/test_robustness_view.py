@@ -129,3 +129,29 @@ def test_empty_run():
     assert view['metrics'] == [] and not view['has_image_cells']
     assert view['image']['summary']['rows'] == []
     assert view['coverage'] is None and view['video'] is None
+
+
+def test_runs_side_by_side_carry_training_warnings(runs):
+    from robustdet.reports import compare_markdown
+    from robustdet.reports.html import runs_comparison
+    from robustdet.reports.html_inputs import ReportRun
+    from robustdet.reports.robustness_view import runs_view
+    named = [('standard', runs['a']), ('robust', runs['video'])]
+    view = runs_view(named)
+    assert view['video']
+    assert [w['name'] for w in view['warnings']] == ['robust']
+    table = view['tables'][0]['table']
+    assert table['id'] == f'compare-{METRIC}'
+    assert table['columns'][0] == 'run' and table['columns'][-2:] == [
+        'γa', 'γr']
+    assert _texts(table)[0][0] == 'standard'
+    # Both formats say it, before the tables.
+    md = compare_markdown(named)
+    assert md.startswith('- **robust: trained with RandomCorrupt on '
+                         'benchmark corruptions (fog)')
+    assert '| model | P |' in md
+    page = runs_comparison([ReportRun('robustness', n, f'{n}.json', r)
+                            for n, r in named])
+    assert page.startswith('<ul><li><span class="warn">robust: trained '
+                           'with RandomCorrupt')
+    assert runs_view(named[:1])['warnings'] == []
