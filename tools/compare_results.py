@@ -61,9 +61,8 @@ def main():
     from robustdet.apis import load_results
     from robustdet.baselines import get_baseline
     from robustdet.reports import run_name
-    from robustdet.reports.compare import (ce_table_markdown, comparison,
-                                           parse_run_args, table_markdown,
-                                           write_comparison)
+    from robustdet.reports.compare import (comparison, comparison_markdown,
+                                           parse_run_args, write_comparison)
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
         raise RobustDetError(
             f'--out-dir {args.out_dir} exists and is not a directory')
@@ -87,7 +86,7 @@ def main():
     data = comparison(runs, dataset, task or 'bbox', args.baseline,
                       ce_baseline)
     paths = write_comparison(data, args.out_dir)
-    print(table_markdown(data) + ce_table_markdown(data), end='')
+    print(comparison_markdown(data, brief=True), end='')
     for path in paths:
         print(path)
 

@@ -13,27 +13,24 @@ import io
 import os.path as osp
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..baselines import (CITATIONS, BaselineRow, baseline_rows, get_baseline,
+from ..baselines import (BaselineRow, baseline_rows, get_baseline,
                          metric_of)
-from ..corruptions import (BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES,
-                           CORRUPTIONS_BY_NAME, SEVERITIES)
+from ..corruptions import BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES, SEVERITIES
 from ..evaluation.functional.corruption_error import (family_errors,
                                                       pooled_errors)
 from ..evaluation.functional.robustness import (grid_coverage,
                                                 robustness_summary)
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from .compare_view import CE_COUNTS, CE_KEYS, compare_view, shows_class_mean
 from .corruption_errors import COUNT_WORDS, FAMILY_TITLES
-from .formatting import one_decimal, signed, with_count
-from .runs import compact_cells
+from .runs import compact_cells, training_warning
+from .templating import render
 
 FORMAT = 'robustdet.compare/1'
 STEM = 'compare'
 # Dashed lines of constant rPC in the plot (%).
 ISO_RPC = (40, 60, 80)
-# What a run's rPC_class_mean is called in the tables (mmdet's
-# robustness_eval averages per-class ratios for PASCAL VOC).
-CLASS_MEAN_COLUMN = 'rPC (class mean)'
 
 Run = Tuple[str, str, Dict[str, Any]]
 
@@ -205,6 +202,8 @@ def _run_row(name: str, path: str, results: Dict[str, Any], metric: str,
         per_corruption_severities=severities)
     if results.get('imported') is not None:
         row['imported'] = results['imported']
+    if training_warning(results):
+        row['warning'] = training_warning(results)
     return row
 
 
@@ -226,10 +225,6 @@ def _published_row(row: BaselineRow) -> Dict[str, Any]:
         consistent=row.consistent)
 
 
-# The corruption-error entries of a comparison row, in %, and how many
-# corruptions mCE and rmCE average.
-CE_KEYS = ('mCE', 'rmCE', 'CE_pooled', 'rCE_pooled')
-CE_COUNTS = dict(mCE='count', rmCE='rcount')
 
 
 def _run_errors(results: Dict[str, Any], ce_baseline: Dict[str, Any],
@@ -346,172 +341,32 @@ def comparison(runs: Sequence[Run],
         rows=rows)
 
 
-def shows_class_mean(data: Dict[str, Any]) -> bool:
-    """Whether the tables show ``rPC (class mean)`` (VOC runs with it)."""
-    return data['dataset'] == 'voc' and any(
-        r.get('rPC_class_mean') is not None for r in data['rows'])
 
 
-def _citation_line(key: str) -> str:
-    cite = CITATIONS[key]
-    authors = cite['authors'].split(',')
-    who = (f'{authors[0].split()[-1]} et al.'
-           if len(authors) > 1 else cite['authors'])
-    return (f'`{key}`: {who}, "{cite["title"]}", {cite["venue"]}, '
-            f'{cite["year"]}, {cite["url"]} ({cite["where"]})')
 
 
-def table_markdown(data: Dict[str, Any]) -> str:
-    """The first table of :func:`comparison_markdown`: P, mPC, rPC and
-    the differences to the baseline of every row, with its footnotes
-    (incomplete grids, notes on published rows, citations)."""
-    out = io.StringIO()
-    w = out.write
-    class_mean = shows_class_mean(data)
-    w(f'{data["dataset"]} {data["task"]} (`{data["metric"]}`), values in '
-      'points (× 100), rPC = mPC / P in %; Δ: difference to the baseline '
-      f'{data["baseline_label"]} (`{data["baseline"]}`).\n\n')
-    header = ['model', 'P', 'mPC', 'rPC'] + (
-        [CLASS_MEAN_COLUMN] if class_mean else []) + [
-            'ΔP', 'ΔmPC', 'ΔrPC', 'source'
-        ]
-    w('| ' + ' | '.join(header) + ' |\n')
-    w('|---|' + '---:|' * (len(header) - 2) + '---|\n')
-    footnotes, notes = [], []
-    for row in data['rows']:
-        label = row['label']
-        mpc = one_decimal(row['mPC'])
-        if row.get('incomplete'):
-            mpc += '*'
-            done, total = row['benchmark_cells']
-            what = (f'missing {row["missing_compact"]}'
-                    if done else 'no benchmark cell')
-            footnotes.append(
-                f'\\* {label}: incomplete grid, mPC averages the {done} of '
-                f'{total} benchmark cells present; {what}')
-        if row['kind'] == 'published' and row['note']:
-            notes.append(row)
-            label += ' ' + '†' * len(notes)
-        if row['baseline']:
-            label = f'**{label}** (baseline)'
-        cols = [label, one_decimal(row['P']), mpc, one_decimal(row['rPC'])]
-        if class_mean:
-            cols.append(one_decimal(row.get('rPC_class_mean')))
-        cols += [signed(row[k]) for k in ('dP', 'dmPC', 'drPC')]
-        source = row['source']
-        cols.append(f'`{source}`' if row['kind'] == 'run' else source)
-        w('| ' + ' | '.join(cols) + ' |\n')
-    w('\n')
-    for line in footnotes:
-        w(f'{line}\n\n')
-    for i, row in enumerate(notes, 1):
-        w(f'{"†" * i} {row["label"]}: {row["note"]}\n\n')
-    if class_mean:
-        w(f'{CLASS_MEAN_COLUMN}: the mean over the classes of the '
-          "per-class rPC (mmdet's robustness_eval); rPC is mPC / P of the "
-          'class-averaged AP.\n\n')
-    # The citations of the published rows and those their notes name.
-    cited = {r['source'] for r in data['rows'] if r['kind'] == 'published'}
-    cited.update(key for key in CITATIONS for row in notes
-                 if f"'{key}'" in row['note'])
-    for key in sorted(cited):
-        w(f'{_citation_line(key)}\n\n')
-    return out.getvalue()
-
-
-def per_corruption_markdown(data: Dict[str, Any]) -> str:
-    """The second table of :func:`comparison_markdown`: each run's mPC per
-    corruption (mean over the severities 1-5 present, points)."""
-    runs = [r for r in data['rows'] if r['kind'] == 'run']
-    out = io.StringIO()
-    w = out.write
-    w(f'## {data["metric"]} per corruption\n\n')
-    w('mPC per corruption: mean over the severities 1-5 present, in points; '
-      'the published results have no per-corruption numbers.\n\n')
-    if not data['corruptions']:
-        w('No run has a corruption cell.\n')
-        return out.getvalue()
-    w('| corruption | group | ' + ' | '.join(r['label'] for r in runs) +
-      ' |\n')
-    w('|---|---|' + '---:|' * len(runs) + '\n')
-    partial = False
-    for cname in data['corruptions']:
-        cols = []
-        for run in runs:
-            value = run['per_corruption'].get(cname)
-            text = one_decimal(value)
-            n = run['per_corruption_severities'].get(cname, 0)
-            if value is not None and n < len(SEVERITIES):
-                text += '*'
-                partial = True
-            cols.append(text)
-        w(f'| {cname} | {CORRUPTIONS_BY_NAME[cname].group} | ' +
-          ' | '.join(cols) + ' |\n')
-    if partial:
-        w(f'\n\\* mean over fewer than {len(SEVERITIES)} severities (the '
-          'others are missing).\n')
-    return out.getvalue()
-
-
-def comparison_markdown(data: Dict[str, Any]) -> str:
-    """The Markdown report: :func:`table_markdown`, then
-    :func:`per_corruption_markdown`.
+def comparison_markdown(data: Dict[str, Any], brief: bool = False) -> str:
+    """The Markdown report: ``templates/compare.md.j2`` over
+    :func:`~robustdet.reports.compare_view.compare_view`: the main table
+    with its footnotes, notes and citations, the corruption errors
+    against the CE baseline, each run's mPC per corruption.
 
     Args:
         data (dict): From :func:`comparison`.
+        brief (bool): The main table and the corruption errors only,
+            without the title (what ``tools/compare_results.py`` prints).
 
     Returns:
         str: Markdown text.
     """
-    return (f'# Corruption robustness beside the published results\n\n'
-            f'{table_markdown(data)}{ce_table_markdown(data)}'
-            f'{per_corruption_markdown(data)}')
+    return render('compare.md.j2', v=compare_view(data), brief=brief,
+                  count_words=COUNT_WORDS, severities=len(SEVERITIES))
 
 
 def _ce_families(data: Dict[str, Any]) -> List[str]:
     """The families some row of the comparison has errors of."""
     found = {f for r in data['rows'] for f in r.get('ce', {})}
     return [f for f in FAMILY_TITLES if f in found]
-
-
-def ce_table_markdown(data: Dict[str, Any]) -> str:
-    """Corruption errors of every row against the comparison's CE baseline
-    ('' without one): mCE, relative mCE and the pooled forms per family,
-    in % of the baseline."""
-    base = data.get('ce_baseline')
-    if not base:
-        return ''
-    families = _ce_families(data)
-    out = io.StringIO()
-    w = out.write
-    where = (f'published row `{base["name"]}`' if base['kind'] == 'published'
-             else f'run `{base["name"]}` (`{base["source"]}`)')
-    w(f'## Corruption errors against {where}\n\n'
-      'In % of the baseline (below 100 = more robust): mCE and relative '
-      'mCE per family, and the pooled CE (1 − mPC) / (1 − mPC^B) and '
-      'relative CE (P − mPC) / (P^B − mPC^B); published rows have the '
-      f'pooled forms of the 15 only. {COUNT_WORDS}\n\n')
-    header = ['model'] + [
-        f'{FAMILY_TITLES[f]}: {k}' for f in families
-        for k in ('mCE', 'rel. mCE', 'CE pooled', 'rel. CE pooled')
-    ]
-    w('| ' + ' | '.join(header) + ' |\n')
-    w('|---|' + '---:|' * (len(header) - 1) + '\n')
-    for row in data['rows']:
-        ce = row.get('ce') or {}
-        cols = [row['label']] + [
-            _ce_cell(ce.get(f) or {}, k) for f in families for k in CE_KEYS
-        ]
-        w('| ' + ' | '.join(cols) + ' |\n')
-    w('\n')
-    return out.getvalue()
-
-
-def _ce_cell(errors: Dict[str, Any], key: str) -> str:
-    """A comparison's CE in % with one decimal, mCE and rmCE with the
-    number of corruptions they average."""
-    count = errors.get(CE_COUNTS[key]) if key in CE_COUNTS else None
-    return with_count(one_decimal(errors.get(key)), count)
 
 
 def comparison_csv(data: Dict[str, Any]) -> str:

@@ -15,19 +15,18 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from markupsafe import Markup
 
-from ..baselines import CITATIONS, baseline_rows, metric_of
+from ..baselines import baseline_rows, metric_of
 from ..corruptions import CORRUPTION_NAMES
 from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
-from .compare import (CLASS_MEAN_COLUMN, comparison, guess_dataset,
-                      shows_class_mean)
+from .compare import comparison, guess_dataset
+from .compare_view import compare_view
 from .corruption_errors import COUNT_WORDS
-from .formatting import one_decimal, points, signed
+from .formatting import points
 from .html_inputs import KIND_WORDS, ReportRun
 from .html_parts import (code, colour, contents, data_uri, esc, heading,
-                         jpeg_thumbnail, page, para, picture, provenance,
-                         raw_td, table, td)
+                         jpeg_thumbnail, page, para, picture, provenance, td)
 from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
                              shift_section)
 from .robustness import plot_metric, plot_video_metric
@@ -119,61 +118,10 @@ def published_comparison(runs: Sequence[ReportRun]) -> str:
 
 
 def _published_table(data: Dict[str, Any]) -> str:
-    class_mean = shows_class_mean(data)
-    header = ['model', 'P', 'mPC', 'rPC'] + (
-        [CLASS_MEAN_COLUMN] if class_mean else []) + [
-            'ΔP', 'ΔmPC', 'ΔrPC', 'source'
-        ]
-    rows, notes = [], []
-    for row in data['rows']:
-        label = row['label']
-        if row['kind'] == 'published' and row.get('note'):
-            notes.append(row)
-            label += ' ' + '†' * len(notes)
-        if row.get('incomplete'):
-            label += ' *'
-        cells = [
-            td(label + (' (baseline)' if row['baseline'] else '')),
-            td(one_decimal(row['P']), num=True),
-            td(one_decimal(row['mPC']), num=True,
-               background=colour(row['mPC'], row['P'])),
-            td(one_decimal(row['rPC']), num=True,
-               background=colour(row['rPC'], 100))
-        ]
-        if class_mean:
-            cells.append(td(one_decimal(row.get('rPC_class_mean')), num=True))
-        cells += [td(signed(row[k]), num=True)
-                  for k in ('dP', 'dmPC', 'drPC')]
-        cells.append(raw_td(code(row['source']) if row['kind'] == 'run'
-                            else esc(row['source'])))
-        kind = 'run' if row['kind'] == 'run' else (
-            'baseline' if row['baseline'] else '')
-        rows.append((kind, cells))
-    out = heading(3, f'{data["dataset"]} {data["task"]} '
-                  f'({data["metric"]})')
-    out += para(esc(
-        'Values in points (× 100), rPC = mPC / P in %; Δ: difference to '
-        f'the baseline {data["baseline_label"]}. Runs in bold.'), 'note')
-    out += table(header, rows, table_id=f'published-{data["task"]}')
-    for row in data['rows']:
-        if row.get('incomplete'):
-            done, total = row['benchmark_cells']
-            out += para(esc(
-                f'* {row["label"]}: incomplete grid, mPC averages the '
-                f'{done} of {total} benchmark cells present'), 'note')
-    for i, row in enumerate(notes, 1):
-        out += para(esc(f'{"†" * i} {row["label"]}: {row["note"]}'),
-                    'note')
-    cited = {r['source'] for r in data['rows'] if r['kind'] == 'published'}
-    cited.update(key for key in CITATIONS for row in notes
-                 if f"'{key}'" in row['note'])
-    cited = sorted(cited & set(CITATIONS))
-    for key in cited:
-        cite = CITATIONS[key]
-        out += para(esc(
-            f'{key}: {cite["authors"]}, "{cite["title"]}", '
-            f'{cite["venue"]}, {cite["year"]} ({cite["url"]})'), 'note')
-    return out
+    """One task's table beside the published rows
+    (``templates/compare.html.j2`` over
+    :func:`~robustdet.reports.compare_view.compare_view`)."""
+    return render('compare.html.j2', v=compare_view(data))
 
 
 # Strips and the page -----------------------------------------------------
