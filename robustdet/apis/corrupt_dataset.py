@@ -199,6 +199,49 @@ def corrupt_file(src_dir: str,
     return None
 
 
+# The settings that decide a -C tree's pixels, kept in it: a rerun into
+# the same folder skips the files that exist, so it must not change them.
+SETTINGS_FILE = 'robustdet_corrupt.json'
+
+
+def check_settings(out_dir: str, settings: Dict[str, Any]) -> None:
+    """Refuse to add to ``out_dir`` with other settings than its files
+    were made with, then record ``settings`` there
+    (:data:`SETTINGS_FILE`).
+
+    A setting that is None (no depth given) neither conflicts nor
+    replaces a recorded one; a folder without a record (made before it
+    existed) gets one.
+
+    Args:
+        out_dir (str): The output root.
+        settings (dict): ``seed``, ``backend``, ``channel_order``,
+            ``lossless``, ``identity_prefix`` and ``depth``.
+
+    Raises:
+        RobustDetError: If a recorded setting differs (one line naming
+            it, both values and the record).
+    """
+    path = osp.join(out_dir, SETTINGS_FILE)
+    recorded: Dict[str, Any] = {}
+    if osp.exists(path):
+        with open(path) as f:
+            recorded = json.load(f)
+    for key, value in settings.items():
+        old = recorded.get(key)
+        if value is not None and old is not None and old != value:
+            raise RobustDetError(
+                f'{out_dir} holds copies made with {key} {old!r}, not '
+                f'{value!r} ({path}); a rerun keeps the files that exist, '
+                'so write these to another output folder')
+    merged = dict(recorded)
+    merged.update({k: v for k, v in settings.items() if v is not None})
+    if merged != recorded:
+        os.makedirs(out_dir, exist_ok=True)
+        write_bytes_atomic(
+            json.dumps(merged, indent=2, sort_keys=True).encode(), path)
+
+
 def corrupt_tree(src_dir: str,
                  out_dir: str,
                  names: Sequence[str],
@@ -243,6 +286,11 @@ def corrupt_tree(src_dir: str,
     Returns:
         dict: ``written`` (number of files) and ``skipped`` (list of
         ``(path, reason)``).
+
+    Raises:
+        RobustDetError: Besides bad arguments, when ``out_dir`` holds
+            copies made with another seed, backend, channel order, file
+            format, identity root or depth setting (:func:`check_settings`).
     """
     for name in names:
         get_corruption(name)
@@ -277,6 +325,9 @@ def corrupt_tree(src_dir: str,
         by_image.setdefault(rel, []).append((name, sev, out))
     instances = (coco_instances(ann_file, list(by_image))
                  if region != 'all' else {})
+    check_settings(out_dir, dict(
+        seed=seed, backend=backend, channel_order=channel_order,
+        lossless=lossless, identity_prefix=prefix, depth=depth))
     args = [(src_dir, rel, jobs, seed, prefix, backend, channel_order,
              region, instances.get(rel), depth, root)
             for rel, jobs in by_image.items()]

@@ -181,6 +181,22 @@ def test_region_and_depth(demo_dir, tmp_path):
     top, bottom = (np.abs(fogged - clean)[rows].mean()
                    for rows in (slice(0, h // 4), slice(-h // 4, None)))
     assert top > bottom
+    # The tree records its settings; adding to it with another depth
+    # calibration, seed or backend is refused (a rerun keeps the files
+    # that exist, so the tree would mix two settings).
+    record = json.loads((out / 'robustdet_corrupt.json').read_text())
+    assert record['depth']['calibration'] == 'taskonomy'
+    assert record['seed'] == 0 and record['backend'] == 'fast'
+    for change, words in (
+            (dict(depth=dict(kind='folder', root=str(depth), suffix='.png',
+                             scale=0.001, calibration='percentile')),
+             r"made with depth \{.*'taskonomy'.*\}, not \{.*'percentile'"),
+            (dict(seed=1), 'made with seed 0, not 1'),
+            (dict(backend='reference'), "backend 'fast', not 'reference'")):
+        with pytest.raises(RobustDetError, match=words):
+            corrupt_tree(str(src), str(out), ['fog'], [1], lossless=True,
+                         progress=False, **change)
+    assert not (out / 'fog').exists()
     with pytest.raises(RobustDetError, match='needs the ground truth'):
         corrupt_tree(str(src), str(tmp_path / 'x'), ['fog'], [1],
                      region='background')
