@@ -71,7 +71,7 @@ def mean_line(results):
     """The headline of a benchmark with a mean over its splits (COCO-O):
     the mean of each main metric over the splits other than the
     reference, and its rPC."""
-    from robustdet.reports.shift import shift_main_metrics
+    from robustdet.reports.shift_view import shift_main_metrics
     parts = []
     for metric in shift_main_metrics(results):
         row = results['summary'][metric]

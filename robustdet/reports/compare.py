@@ -13,8 +13,7 @@ import io
 import os.path as osp
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..baselines import (BaselineRow, baseline_rows, get_baseline,
-                         metric_of)
+from ..baselines import BaselineRow, baseline_rows, get_baseline, metric_of
 from ..corruptions import BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES, SEVERITIES
 from ..evaluation.functional.corruption_error import (family_errors,
                                                       pooled_errors)

@@ -4,74 +4,36 @@
 reference (P, or the value at k = 0), plots and provenance."""
 from typing import Optional, Sequence
 
-from .formatting import percent, points
+from markupsafe import Markup
+
 from .html_inputs import ReportRun
-from .html_parts import (code, colour, definitions, esc, heading, json_value,
-                         legend, para, picture, provenance, table, td)
+from .html_parts import (code, colour, data_uri, definitions, esc, heading,
+                         json_value, para, picture, provenance, table, td)
 from .pmk import plot_report
-from .shift import shift_main_metrics, shift_plot
+from .shift import shift_plot
+from .shift_view import shift_runs_view, shift_view
+from .templating import render
 
 
 def shift_section(index: int, run: ReportRun) -> str:
     """The section of a shift run: value and rPC per split, the plots and
-    provenance."""
+    provenance (``templates/shift_section.html.j2`` over
+    :func:`~robustdet.reports.shift_view.shift_view`)."""
     results = run.results
-    splits = list(results.get('splits') or {}) or list(
-        next(iter(results['summary'].values()), {}).get('splits', {}))
-    mean_name = results.get('mean_name')
-    out = para(esc(f'Benchmark {results.get("benchmark")}, reference '
-                   f'split (P): {results.get("reference")}. Values in '
-                   'points (× 100); rPC = value / P in %.'), 'note')
-    out += legend()
-    for metric in shift_main_metrics(results):
-        row = results['summary'][metric]
-        p = row.get('P')
-        names = splits + ([f'{mean_name} mean'] if mean_name else [])
-        values = [row['splits'].get(s) for s in splits] + (
-            [row.get('mean')] if mean_name else [])
-        ratios = [row['rPC'].get(s) for s in splits] + (
-            [row.get('mean_rPC')] if mean_name else [])
-        rows = [('', [td('AP')] + [
-            td(points(v), num=True, background=colour(v, p)) for v in values
-        ]), ('', [td('rPC [%]')] + [
-            td(percent(r), num=True, background=colour(r, 1.0))
-            for r in ratios
-        ])]
-        out += heading(3, metric)
-        out += table([''] + names, rows,
-                     table_id=f'shift-summary-{index}-{metric}')
-    metrics = shift_main_metrics(results)
-    if metrics:
-        out += heading(3, 'Plots')
-        for metric in metrics:
-            out += picture(shift_plot(results, metric),
-                           f'{metric} per split')
-    return out + provenance(run.kind, run.path, run.results)
+    view = shift_view(results, index)
+    pictures = [(f'{m["metric"]} per split',
+                 data_uri(shift_plot(results, m['metric']), 'image/png'))
+                for m in view['metrics']]
+    return render('shift_section.html.j2', v=view, pictures=pictures,
+                  provenance=Markup(provenance(run.kind, run.path,
+                                               results)))
 
 
 def shift_comparison(runs: Sequence[ReportRun]) -> str:
-    """Shift runs of one benchmark side by side: each split's value."""
-    out = ''
-    benchmarks = list(dict.fromkeys(r.results.get('benchmark') for r in runs))
-    for bench in benchmarks:
-        group = [r for r in runs if r.results.get('benchmark') == bench]
-        if len(group) < 2:
-            continue
-        first = group[0].results
-        for metric in shift_main_metrics(first):
-            splits = list(first['summary'][metric]['splits'])
-            rows = []
-            for run in group:
-                row = run.results['summary'].get(metric) or {}
-                p = row.get('P')
-                rows.append(('', [td(run.name)] + [
-                    td(points(v), num=True, background=colour(v, p))
-                    for v in ((row.get('splits') or {}).get(s)
-                              for s in splits)
-                ]))
-            out += heading(3, f'{bench}, {metric} (points)')
-            out += table(['run'] + splits, rows)
-    return out
+    """Shift runs of one benchmark side by side: each split's value
+    (``templates/shift_runs.html.j2``)."""
+    return render('shift_runs.html.j2', tables=shift_runs_view(
+        [(r.name, r.results) for r in runs]))
 
 
 def _pmk_fmt(value: Optional[float], digits: int = 4) -> str:

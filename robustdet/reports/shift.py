@@ -8,44 +8,15 @@ import os.path as osp
 from typing import Any, Dict, List
 
 from ..utils.io import write_bytes_atomic, write_text_atomic
-from .formatting import percent, points, slug
-
-
-def shift_main_metrics(results: Dict[str, Any]) -> List[str]:
-    """mmdet's overall mAP keys among the results' metrics (all if none)."""
-    keys = list(results.get('summary') or {})
-    return [k for k in keys if k.endswith('mAP')] or keys
-
-
+from .formatting import slug
+from .shift_view import shift_main_metrics, shift_view
+from .templating import render
 
 
 def shift_markdown(results: Dict[str, Any]) -> str:
-    """The Markdown report of a shift benchmark."""
-    out = io.StringIO()
-    w = out.write
-    splits = list(results['splits'])
-    w(f'# Shift benchmark: {results["benchmark"]}\n\n')
-    w(f'- config: `{results.get("config")}`\n')
-    w(f'- checkpoint: `{results.get("checkpoint")}`\n')
-    w(f'- reference split (P): `{results["reference"]}`; layout of '
-      f'Michaelis et al. 2019, {results.get("table")}\n')
-    w('\nValues in points (× 100); rPC = value / P in %.\n')
-    for metric in shift_main_metrics(results):
-        row = results['summary'][metric]
-        w(f'\n## {metric}\n\n')
-        w('| | ' + ' | '.join(splits) + ' |\n')
-        w('|---|' + '---|' * len(splits) + '\n')
-        w('| AP | ' + ' | '.join(points(row['splits'].get(s))
-                                 for s in splits) + ' |\n')
-        w('| rPC [%] | ' + ' | '.join(percent(row['rPC'].get(s))
-                                      for s in splits) + ' |\n')
-        if results.get('mean_name'):
-            w(f'\n{results["mean_name"]} {metric} (the mean over the '
-              f'{len(splits) - 1} splits after the reference): '
-              f'{points(row.get("mean"))}, '
-              f'rPC {percent(row.get("mean_rPC"))} %'
-              '\n')
-    return out.getvalue()
+    """The Markdown report of a shift benchmark (``templates/shift.md.j2``
+    over :func:`~robustdet.reports.shift_view.shift_view`)."""
+    return render('shift.md.j2', v=shift_view(results))
 
 
 def shift_csv(results: Dict[str, Any]) -> str:
