@@ -12,12 +12,14 @@ import base64
 import html
 import io
 import json
+import os.path as osp
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from markupsafe import Markup
 from PIL import Image, UnidentifiedImageError
 
 from ..version import __version__
-from .templating import hsl
+from .templating import TEMPLATES, hsl, render
 
 # Widest strip picture embedded (pixels); wider ones are downscaled.
 STRIP_WIDTH = 800
@@ -26,36 +28,6 @@ STRIP_QUALITY = 80
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "base-uri 'none'; form-action 'none'")
 
-CSS = """
-body { font-family: 'DejaVu Sans', 'Liberation Sans', Arial, sans-serif;
-  margin: 1.5em auto; max-width: 78em; padding: 0 1em; color: #222;
-  background: #fff; font-size: 14px; line-height: 1.45; }
-h1 { font-size: 1.6em; border-bottom: 2px solid #4c72b0; }
-h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-h3 { font-size: 1.1em; margin-top: 1.4em; }
-table { border-collapse: collapse; margin: 0.6em 0 1em; }
-th, td { border: 1px solid #bbb; padding: 0.2em 0.55em; }
-th { background: #eef1f6; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.span { text-align: center; }
-tr.clean td, tr.run td { font-weight: bold; }
-tr.baseline td { font-style: italic; }
-code { background: #f3f3f3; padding: 0 0.25em; word-break: break-all; }
-.note { color: #555; font-size: 0.92em; }
-.warn { color: #a33; }
-.legend span { display: inline-block; padding: 0 0.6em; margin-right: 2px; }
-img.plot { max-width: 100%; border: 1px solid #ddd; margin: 0.4em 0; }
-figure { display: inline-block; margin: 0.4em 0.8em 0.8em 0;
-  vertical-align: top; }
-figure img { max-width: 100%; border: 1px solid #ddd; }
-figcaption { font-size: 0.9em; color: #444; }
-dl.prov { display: grid; grid-template-columns: max-content auto;
-  gap: 0.15em 1em; }
-dl.prov dt { font-weight: bold; }
-dl.prov dd { margin: 0; }
-nav ul { columns: 2; }
-footer { margin-top: 3em; color: #777; font-size: 0.85em; }
-"""
 
 
 def esc(value: Any) -> str:
@@ -230,7 +202,8 @@ def contents(entries: List[Tuple[str, str]]) -> str:
 
 
 def page(title: str, body: str) -> str:
-    """The whole document around ``body``.
+    """The whole document around ``body`` (``templates/page.html.j2``,
+    the style sheet ``templates/page.css`` inlined).
 
     Args:
         title (str): Title and first heading (escaped here).
@@ -239,16 +212,10 @@ def page(title: str, body: str) -> str:
     Returns:
         str: The HTML document.
     """
-    return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n'
-            '<meta charset="utf-8">\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, '
-            'initial-scale=1">\n'
-            f'<title>{esc(title)}</title>\n<style>{CSS}</style>\n'
-            f'</head>\n<body>\n<h1>{esc(title)}</h1>\n{body}'
-            f'<footer>Written by robustdet {esc(__version__)} '
-            '(tools/robustness_report.py --html) from the results JSON '
-            'alone.</footer>\n</body>\n</html>\n')
+    with open(osp.join(TEMPLATES, 'page.css'), encoding='utf-8') as f:
+        css = f.read()
+    return render('page.html.j2', title=title, body=Markup(body),
+                  css=Markup(css), csp=CSP, version=__version__)
 
 
 def json_value(value: Any) -> str:
