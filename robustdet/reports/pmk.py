@@ -11,6 +11,8 @@ import os.path as osp
 from ..evaluation.functional.pmk_report import pmk_report as _pmk_report
 from ..utils.deprecation import moved_names
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from .pmk_view import pmk_view
+from .templating import render
 
 
 def write_pmk_reports(report, out):
@@ -31,62 +33,23 @@ def write_pmk_reports(report, out):
     return [path, stem + '.md', stem + '.png']
 
 
-def _fmt(value, digits=4):
-    return '-' if value is None else f'{value:.{digits}f}'
-
-
 def summary_lines(report):
-    """Per-k table lines (stdout and Markdown share them)."""
-    lines = ['| k | mAP50 | Δ | loc. mAP50 | loc. Δ | accuracy [95% CI] |',
-             '|---|---|---|---|---|---|']
-    acc = report['classification']['accuracy']
-    for k in sorted(report['map'], key=int):
-        a = acc[k]
-        lines.append(
-            f'| {k} | {_fmt(report["map"][k])} | {_fmt(report["delta"][k])} '
-            f'| {_fmt(report["localization"]["map"][k])} '
-            f'| {_fmt(report["localization"]["delta"][k])} '
-            f'| {_fmt(a["acc"])} [{_fmt(a["low"])}, {_fmt(a["high"])}] |')
-    return lines
+    """The per-k table's lines (``templates/_pmk.md.j2``; stdout and
+    Markdown share them).
+
+    Args:
+        report (dict): From :func:`pmk_report`.
+
+    Returns:
+        list[str]: The lines.
+    """
+    return render('pmk_lines.md.j2', v=pmk_view(report)).split('\n')
 
 
 def report_markdown(report):
-    """Markdown summary of a report."""
-    c = report['counts']
-    src = '; '.join(f'{k}: `{v}`' for k, v in report['sources'].items()
-                    if v is not None)
-    lines = [
-        '# pm-k report', '',
-        f'- inputs: {src or "-"}',
-        f'- {c["anchors"]} anchors ({c["skipped_anchors"]} skipped: no '
-        f'non-crowd ground truth), {c["frames"]} frames, '
-        f'{c["neighbours"]} neighbours, {c["predictions"]} predictions',
-        f'- AP at IoU 0.5 (COCOeval, 101 points, maxDets 100)'
-        f'{", ImageNet VID small-box IoU" if report["vid_iou"] else ""}; '
-        f'headline mAP is '
-        f'{"class-agnostic" if report["class_agnostic"] else "per class"}; '
-        f'classification judged per {report["classification"]["judge"]} '
-        f'with {report["classification"]["labels"]} labels',
-    ]
-    if report['empty_predictions']:
-        lines.append('- **empty predictions**: every frame has AP 0')
-    lines += ['', '## pm-k', ''] + summary_lines(report)
-    lines += [
-        '', '## Error vs offset', '',
-        'Detection: neighbours with a lower per-image AP than their anchor. '
-        'Classification: wrong neighbours of correct anchors.', '',
-        '| offset | det. worse / n | fraction | cls. worse / n | fraction |',
-        '|---|---|---|---|---|'
-    ]
-    for r in report['error_vs_offset']:
-        d, c = r['detection'], r['classification']
-        lines.append(f'| {r["offset"]} | {d["worse"]} / {d["n"]} '
-                     f'| {_fmt(d["fraction"], 3)} | {c["worse"]} / {c["n"]} '
-                     f'| {_fmt(c["fraction"], 3)} |')
-    if report['skipped_anchors']:
-        lines += ['', '## Skipped anchors', '']
-        lines += [f'- `{k}`' for k in report['skipped_anchors']]
-    return '\n'.join(lines) + '\n'
+    """Markdown summary of a report (``templates/pmk.md.j2`` over
+    :func:`~robustdet.reports.pmk_view.pmk_view`)."""
+    return render('pmk.md.j2', v=pmk_view(report))
 
 
 def plot_report(report):

@@ -1,6 +1,7 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""The shift view model: the splits' cells and their colours, the mean
-after the reference, runs of one benchmark side by side (issue 33)."""
+"""The shift and pm-k view models: the splits' cells and their colours,
+the mean after the reference, runs side by side, pm-k's cells (issue
+33)."""
 import json
 
 import pytest
@@ -49,3 +50,24 @@ def test_runs_of_one_benchmark_side_by_side(tmp_path):
     rows = tables[0]['table']['rows']
     assert [r['cells'][0]['text'] for r in rows] == ['a', 'b']
     assert rows[1]['cells'][1]['text'] == '50.0'
+
+
+def test_pmk_view_cells_and_dash():
+    # The pm-k report's cells: four decimals, the dash for an undefined
+    # fraction (as every other report), colours against k = 0.
+    import os.path as osp
+
+    from robustdet.reports.pmk_view import pmk_runs_view, pmk_view
+    from tests.report_goldens import PMK, ROOT
+    with open(osp.join(ROOT, PMK)) as f:
+        report = json.load(f)
+    view = pmk_view(report, index=4)
+    assert json.loads(json.dumps(view)) == view
+    assert view['id'] == 'pmk-summary-4'
+    first, last = view['ks'][0], view['ks'][-1]
+    assert first['map']['fraction'] == 1.0
+    assert last['map']['text'] == f'{report["map"][last["k"]]:.4f}'
+    texts = [c['text'] for r in view['offsets']['rows'] for c in r['cells']]
+    assert '–' in texts and '-' not in texts
+    table = pmk_runs_view([('a', report), ('b', report)])
+    assert [r['cells'][0]['text'] for r in table['rows']] == ['a', 'b']
