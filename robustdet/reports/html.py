@@ -23,10 +23,9 @@ from ..utils.io import write_text_atomic
 from .compare import comparison, guess_dataset
 from .compare_view import compare_view
 from .corruption_errors import COUNT_WORDS
-from .formatting import points
 from .html_inputs import KIND_WORDS, ReportRun
-from .html_parts import (code, colour, contents, data_uri, esc, heading,
-                         jpeg_thumbnail, page, para, picture, provenance, td)
+from .html_parts import (code, contents, data_uri, esc, heading,
+                         jpeg_thumbnail, page, para, picture, provenance)
 from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
                              shift_section)
 from .robustness import plot_metric, plot_video_metric
@@ -43,17 +42,6 @@ def _anchor(index: int) -> str:
     return f'run-{index}'
 
 
-def _value_td(value: Optional[float], column: str,
-              p: Optional[float]) -> str:
-    """A summary value in points: mPC-like columns coloured relative to
-    P, rPC-like ones by their ratio."""
-    if column.startswith('rPC'):
-        background = colour(value, 1.0)
-    elif column.startswith('mPC'):
-        background = colour(value, p)
-    else:
-        background = None
-    return td(points(value), num=True, background=background)
 
 
 # Robustness runs ---------------------------------------------------------

@@ -1,19 +1,20 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""Building blocks of the HTML report (:mod:`robustdet.reports.html`):
-escaped text, tables, the colour scale, pictures as ``data:`` URIs and
-the page around them.
+"""Building blocks of the HTML report (:mod:`robustdet.reports.html`)
+that are not templates: escaped text, the colour of a value, pictures as
+``data:`` URIs, the provenance list and the page around the sections
+(``templates/page.html.j2``).
 
-Everything is plain string building. The page references nothing
-outside itself: every picture is inlined as a ``data:`` URI, the style
-sheet is inline, there is no script, and a Content-Security-Policy
-``<meta>`` forbids any other source should one slip in.
+The page references nothing outside itself: every picture is inlined as
+a ``data:`` URI, the style sheet is inline, there is no script, and a
+Content-Security-Policy ``<meta>`` forbids any other source should one
+slip in.
 """
 import base64
 import html
 import io
 import json
 import os.path as osp
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from markupsafe import Markup
 from PIL import Image, UnidentifiedImageError
@@ -69,76 +70,12 @@ def colour(value: Optional[float], reference: Optional[float]
     return hsl(min(1.0, max(0.0, value / reference)))
 
 
-def td(text: str,
-       num: bool = False,
-       background: Optional[str] = None,
-       title: Optional[str] = None,
-       colspan: int = 1) -> str:
-    """A table cell of escaped ``text``.
-
-    Args:
-        text (str): The text (escaped here).
-        num (bool): Right-aligned number.
-        background (str, optional): CSS background colour.
-        title (str, optional): Tooltip.
-        colspan (int): Columns spanned.
-
-    Returns:
-        str: The ``<td>``.
-    """
-    attrs = ''
-    if num:
-        attrs = ' class="num span"' if colspan > 1 else ' class="num"'
-    if background:
-        attrs += f' style="background:{esc(background)}"'
-    if title:
-        attrs += f' title="{esc(title)}"'
-    if colspan > 1:
-        attrs += f' colspan="{colspan}"'
-    return f'<td{attrs}>{esc(text)}</td>'
 
 
-def raw_td(inner: str) -> str:
-    """A table cell holding HTML that is already escaped."""
-    return f'<td>{inner}</td>'
 
 
-def table(header: Sequence[str],
-          rows: Iterable[Tuple[str, Sequence[str]]],
-          table_id: Optional[str] = None,
-          cls: Optional[str] = None) -> str:
-    """A table.
-
-    Args:
-        header (Sequence[str]): Column titles (escaped here).
-        rows (Iterable[tuple[str, Sequence[str]]]): ``(row class, cells)``
-            pairs, the cells made by :func:`td` or :func:`raw_td`; an
-            empty class for none.
-        table_id (str, optional): The table's ``id``.
-        cls (str, optional): The table's class.
-
-    Returns:
-        str: The ``<table>``.
-    """
-    attrs = f' id="{esc(table_id)}"' if table_id else ''
-    attrs += f' class="{esc(cls)}"' if cls else ''
-    out = [f'<table{attrs}>',
-           '<thead><tr>' + ''.join(f'<th>{esc(h)}</th>' for h in header) +
-           '</tr></thead>', '<tbody>']
-    for row_cls, cells in rows:
-        attr = f' class="{esc(row_cls)}"' if row_cls else ''
-        out.append(f'<tr{attr}>' + ''.join(cells) + '</tr>')
-    out.append('</tbody></table>\n')
-    return '\n'.join(out)
 
 
-def legend() -> str:
-    """The colour scale, in a line."""
-    steps = [(f'{p} %', colour(p, 100)) for p in (0, 25, 50, 75, 100)]
-    spans = ''.join(f'<span style="background:{c}">{esc(t)}</span>'
-                    for t, c in steps)
-    return para(f'Cell colour: the value in % of P. {spans}',
-                cls='legend note')
 
 
 def data_uri(data: bytes, mime: str) -> str:
