@@ -42,7 +42,7 @@ setup(
     long_description_content_type='text/markdown',
     packages=find_packages(include=('robustdet', 'robustdet.*')),
     include_package_data=True,
-    package_data={'robustdet.reports': ['templates/*.j2']},
+    package_data={'robustdet.reports': ['templates/*.j2', 'templates/*.css']},
     python_requires='>=3.8',
     license='Apache License 2.0',
     classifiers=[

@@ -204,14 +204,26 @@ def corrupt_file(src_dir: str,
 SETTINGS_FILE = 'robustdet_corrupt.json'
 
 
+def _comparable(settings: Dict[str, Any]) -> Dict[str, Any]:
+    """Settings as compared: depth folders by their real path, so that
+    ``d``, ``./d`` and its absolute path are one setting."""
+    depth = settings.get('depth')
+    if not depth:
+        return settings
+    depth = {k: osp.realpath(v) if k in ('root', 'image_root') and v else v
+             for k, v in depth.items()}
+    return dict(settings, depth=depth)
+
+
 def check_settings(out_dir: str, settings: Dict[str, Any]) -> None:
     """Refuse to add to ``out_dir`` with other settings than its files
     were made with, then record ``settings`` there
     (:data:`SETTINGS_FILE`).
 
-    A setting that is None (no depth given) neither conflicts nor
-    replaces a recorded one; a folder without a record (made before it
-    existed) gets one.
+    A setting that is None (no depth needed) neither conflicts nor
+    replaces a recorded one. A folder that already holds files but no
+    record (made before the record existed) is neither checked nor
+    recorded: what its files were made with is unknown.
 
     Args:
         out_dir (str): The output root.
@@ -219,14 +231,23 @@ def check_settings(out_dir: str, settings: Dict[str, Any]) -> None:
             ``lossless``, ``identity_prefix`` and ``depth``.
 
     Raises:
-        RobustDetError: If a recorded setting differs (one line naming
-            it, both values and the record).
+        RobustDetError: If a recorded setting differs, or the record is
+            not JSON (one line naming it, both values and the record).
     """
     path = osp.join(out_dir, SETTINGS_FILE)
+    settings = _comparable(settings)
     recorded: Dict[str, Any] = {}
     if osp.exists(path):
-        with open(path) as f:
-            recorded = json.load(f)
+        try:
+            with open(path) as f:
+                recorded = json.load(f)
+        except (OSError, ValueError) as e:
+            raise RobustDetError(
+                f'{path} is not a readable settings record ({e}); remove '
+                'it only if the files beside it were made with these '
+                'settings') from None
+    elif osp.isdir(out_dir) and os.listdir(out_dir):
+        return
     for key, value in settings.items():
         old = recorded.get(key)
         if value is not None and old is not None and old != value:
@@ -327,7 +348,8 @@ def corrupt_tree(src_dir: str,
                  if region != 'all' else {})
     check_settings(out_dir, dict(
         seed=seed, backend=backend, channel_order=channel_order,
-        lossless=lossless, identity_prefix=prefix, depth=depth))
+        lossless=lossless, identity_prefix=prefix,
+        depth=depth if needs_depth else None))
     args = [(src_dir, rel, jobs, seed, prefix, backend, channel_order,
              region, instances.get(rel), depth, root)
             for rel, jobs in by_image.items()]

@@ -20,7 +20,8 @@ by a three-part pi, then one Taylor polynomial on [-pi/2, pi/2]); beyond
 that the reduction loses bits (still the same bits everywhere; no
 corruption gets there). ``atan2`` within 4 ulp (two argument halvings,
 then the series), ``exp`` / ``log`` within 1 ulp, ``power`` (``exp(y log
-x)``) within 1e-14 of numpy's relative to it. Signed zeros count as +0
+x)``) within 1e-14 of numpy's relative to it for ``|y ln x| < 90``
+(its error grows with ``|y ln x|``). Signed zeros count as +0
 and ``atan2(y, x)`` follows numpy elsewhere, including NaN in, NaN out.
 
 Scalar functions, called from the corruption kernels (numba inlines
@@ -265,7 +266,8 @@ def exp(x):
         x (float): The exponent.
 
     Returns:
-        float: Its exponential (inf above 709.78, 0 below -745.2).
+        float: Its exponential (inf above 709.78, 0 below about -745.1;
+        a subnormal result may be an ulp off, the same on every CPU).
     """
     xc = min(max(x, -746.0), 710.0)
     k = np.floor(xc * _INV_LN2 + 0.5)
@@ -331,6 +333,7 @@ def power(x, y):
         x = inf as ``np.power``.
     """
     v = exp(y * log(x))
+    v = 1.0 if x == 1.0 else v  # also for y = inf, as np.power
     v = (0.0 if y > 0.0 else _INF) if x == 0.0 else v
     v = (_INF if y > 0.0 else 0.0) if x == _INF else v
     return 1.0 if y == 0.0 else v

@@ -45,11 +45,6 @@ def _diff(a: Optional[float], b: Optional[float]) -> Optional[float]:
     return None if a is None or b is None else round(a - b, 4)
 
 
-
-
-
-
-
 def _value(results: Dict[str, Any], name: str, sev: int,
            metric: str) -> Optional[float]:
     """A cell's metric as a fraction; None if missing or undefined."""
@@ -80,7 +75,6 @@ def parse_run_args(items: Sequence[str]) -> List[Tuple[Optional[str], str]]:
         else:
             pairs.append((None, item))
     return pairs
-
 
 
 def guess_dataset(results: Dict[str, Any]) -> str:
@@ -224,8 +218,6 @@ def _published_row(row: BaselineRow) -> Dict[str, Any]:
         consistent=row.consistent)
 
 
-
-
 def _run_errors(results: Dict[str, Any], ce_baseline: Dict[str, Any],
                 metric: str) -> Dict[str, Dict[str, Optional[float]]]:
     """A run's :data:`CE_KEYS` per family against ``ce_baseline``."""
@@ -338,10 +330,6 @@ def comparison(runs: Sequence[Run],
         baseline_label=base.label,
         corruptions=corruptions,
         rows=rows)
-
-
-
-
 
 
 def comparison_markdown(data: Dict[str, Any], brief: bool = False) -> str:

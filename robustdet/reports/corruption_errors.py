@@ -15,8 +15,6 @@ FAMILY_TITLES = dict(
     **{'3dcc': '3DCC'})
 
 
-
-
 def mean_with_count(value: Optional[float], count: Optional[int]) -> str:
     """A mean CE in % (one decimal) with the number of corruptions it
     averages, ``'84.2 (15)'``; ``'–'`` when there is no mean.

@@ -42,8 +42,6 @@ def _anchor(index: int) -> str:
     return f'run-{index}'
 
 
-
-
 # Robustness runs ---------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ from markupsafe import Markup
 from PIL import Image, UnidentifiedImageError
 
 from ..version import __version__
-from .templating import TEMPLATES, hsl, render
+from .templating import TEMPLATES, render
 
 # Widest strip picture embedded (pixels); wider ones are downscaled.
 STRIP_WIDTH = 800
@@ -28,7 +28,6 @@ STRIP_QUALITY = 80
 # What the page may load: inline styles and data: pictures, nothing else.
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "base-uri 'none'; form-action 'none'")
-
 
 
 def esc(value: Any) -> str:
@@ -51,31 +50,6 @@ def heading(level: int, text: str, anchor: Optional[str] = None) -> str:
     """A heading of escaped ``text``, with an ``id`` if given."""
     attr = f' id="{esc(anchor)}"' if anchor else ''
     return f'<h{level}{attr}>{esc(text)}</h{level}>\n'
-
-
-def colour(value: Optional[float], reference: Optional[float]
-           ) -> Optional[str]:
-    """The background of a cell: ``value / reference`` on a red (0) to
-    green (1 and above) hue scale; None where either is undefined.
-
-    Args:
-        value (float, optional): The cell's value.
-        reference (float, optional): What it is relative to (P).
-
-    Returns:
-        str | None: A CSS colour, e.g. ``'hsl(96, 70%, 80%)'``.
-    """
-    if value is None or reference is None or value < 0 or reference <= 0:
-        return None
-    return hsl(min(1.0, max(0.0, value / reference)))
-
-
-
-
-
-
-
-
 
 
 def data_uri(data: bytes, mime: str) -> str:

@@ -269,8 +269,9 @@ def robustness_view(results: Dict[str, Any], index: int = 1,
         settings (``config``... ``cpu_dependent``), ``warning``,
         ``coverage`` (image cells), ``empty_cells``, ``skipped_images``,
         ``metrics``, ``image`` (summary, rPC class-mean notes, leaderboard
-        row, per-corruption tables; None without image cells), ``ce``
-        (None without a baseline) and ``video`` (None without clip cells).
+        row, per-corruption tables; None for a run with clip cells and no
+        image cell), ``has_image_cells``, ``ce`` (None without a
+        baseline) and ``video`` (None without clip cells).
     """
     metrics = main_metrics(results)
     names = image_names(results)
@@ -318,7 +319,6 @@ def robustness_view(results: Dict[str, Any], index: int = 1,
         has_image_cells=bool(names),
         ce=_ce_view(results, metrics) if image else None,
         video=_video_view(results, metrics, index))
-
 
 
 def runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]

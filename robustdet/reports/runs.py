@@ -30,7 +30,6 @@ VIDEO_SUMMARY_COLUMNS = ('mPC_video', 'rPC_video') + tuple(
 VIDEO_COMPARE_COLUMNS = ('mPC_video', 'rPC_video', 'γa', 'γr')
 
 
-
 def metric_keys(results: Dict[str, Any]) -> List[str]:
     """Metric keys present in the results, clean ones first."""
     return functional_metric_keys(results.get('clean') or {},
@@ -102,10 +101,6 @@ def run_name(results: Dict[str, Any], path: Optional[str] = None) -> str:
     return osp.splitext(osp.basename(str(results.get('config'))))[0]
 
 
-
-
-
-
 def cell_value(results: Dict[str, Any], name: str, sev: int,
                metric: str) -> Optional[float]:
     """A cell's metric as stored (COCO's -1 kept); None if missing.
@@ -133,8 +128,6 @@ def mean_of(values: Sequence[Optional[float]]) -> Optional[float]:
     """
     values = [v for v in values if v is not None and v >= 0]
     return sum(values) / len(values) if values else None
-
-
 
 
 def image_names(results: Dict[str, Any]) -> List[str]:

@@ -165,4 +165,4 @@ def test_exp_log_power():
     assert pm.log(np.inf) == np.inf
     assert pm.power(0.0, 1.4) == 0.0 and pm.power(np.inf, 1.4) == np.inf
     assert pm.power(0.0, -1.0) == np.inf and pm.power(np.inf, -1) == 0.0
-    assert pm.power(5.0, 0.0) == 1.0
+    assert pm.power(5.0, 0.0) == 1.0 and pm.power(1.0, np.inf) == 1.0

@@ -187,16 +187,29 @@ def test_region_and_depth(demo_dir, tmp_path):
     record = json.loads((out / 'robustdet_corrupt.json').read_text())
     assert record['depth']['calibration'] == 'taskonomy'
     assert record['seed'] == 0 and record['backend'] == 'fast'
-    for change, words in (
-            (dict(depth=dict(kind='folder', root=str(depth), suffix='.png',
-                             scale=0.001, calibration='percentile')),
+    for name, change, words in (
+            ('fog_3d', dict(depth=dict(kind='folder', root=str(depth),
+                                       suffix='.png', scale=0.001,
+                                       calibration='percentile')),
              r"made with depth \{.*'taskonomy'.*\}, not \{.*'percentile'"),
-            (dict(seed=1), 'made with seed 0, not 1'),
-            (dict(backend='reference'), "backend 'fast', not 'reference'")):
+            ('fog', dict(seed=1), 'made with seed 0, not 1'),
+            ('fog', dict(backend='reference'),
+             "backend 'fast', not 'reference'")):
         with pytest.raises(RobustDetError, match=words):
-            corrupt_tree(str(src), str(out), ['fog'], [1], lossless=True,
+            corrupt_tree(str(src), str(out), [name], [1], lossless=True,
                          progress=False, **change)
-    assert not (out / 'fog').exists()
+    assert not (out / 'fog').exists() and not (out / 'fog_3d' / '1').exists()
+    # The same depth folder spelt another way is the same setting; a
+    # corruption that needs no depth does not care which is given.
+    corrupt_tree(str(src), str(out), ['fog_3d', 'fog'], [3], lossless=True,
+                 progress=False, depth=dict(kind='folder',
+                                            root=f'{depth}/.',
+                                            suffix='.png', scale=0.001))
+    bad = tmp_path / 'bad'
+    bad.mkdir()
+    (bad / 'robustdet_corrupt.json').write_text('{not json')
+    with pytest.raises(RobustDetError, match='not a readable settings'):
+        corrupt_tree(str(src), str(bad), ['fog'], [1], progress=False)
     with pytest.raises(RobustDetError, match='needs the ground truth'):
         corrupt_tree(str(src), str(tmp_path / 'x'), ['fog'], [1],
                      region='background')

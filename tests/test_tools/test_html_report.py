@@ -30,9 +30,9 @@ from robustdet.evaluation.functional.pmk_report import pmk_report
 from robustdet.reports import compare, markdown_report
 from robustdet.reports.html_inputs import (COMPARE_FORMAT, PMK_KEYS,
                                            ROBUSTNESS_FORMAT, SHIFT_FORMAT)
-from robustdet.reports.html_parts import STRIP_WIDTH
-from robustdet.reports.html_parts import colour as cell_colour
-from robustdet.reports.html_parts import provenance
+from robustdet.reports.html_parts import STRIP_WIDTH, provenance
+from robustdet.reports.robustness_view import cell
+from robustdet.reports.templating import hsl
 from tests.conftest import REPO
 from tests.result_pickles import published_like
 from tests.shift_results import coco_o_result
@@ -135,9 +135,12 @@ def test_formats_agree_with_the_writers(tmp_path):
     assert SHIFT_FORMAT == shift_api.FORMAT
     assert COMPARE_FORMAT == compare.FORMAT
     assert set(PMK_KEYS) <= set(_pmk(tmp_path / 'pmk.json'))
-    assert cell_colour(0.2, 0.4) == 'hsl(60, 70%, 80%)'
-    assert cell_colour(0.5, 0.4) == 'hsl(120, 70%, 80%)'
-    assert cell_colour(None, 0.4) is None and cell_colour(0.1, 0) is None
+    # The page's colour of a cell: its value's share of the reference,
+    # red (0) through yellow to green (1 and above); none where undefined.
+    assert hsl(cell('', 0.2, 0.4)['fraction']) == 'hsl(60, 70%, 80%)'
+    assert hsl(cell('', 0.5, 0.4)['fraction']) == 'hsl(120, 70%, 80%)'
+    assert cell('', None, 0.4)['fraction'] is None
+    assert cell('', 0.1, 0)['fraction'] is None
 
 
 def test_robustness_page(tmp_path):
