@@ -53,7 +53,10 @@ def caustic_pattern(p0, p1, time, out):  # pragma: no cover
                 v = a1 / (pm.cos(j1 + t) / 0.005)
                 c[col] += 1.0 / math.sqrt(u * u + v * v)
         for col in range(width):
-            v = 1.17 - pm.power(c[col] / 5.0, 1.4)
+            c[col] = c[col] / 5.0
+        pm.power_inplace(c, 1.4)
+        for col in range(width):
+            v = 1.17 - c[col]
             v = v * v
             v = v * v
             v = v * v
@@ -128,8 +131,7 @@ def star_weight(cy, cx, lengths, exponent, eps, out):  # pragma: no cover
                                              lengths[cell])
             g[col] = length * length / (dx * dx + dy * dy + eps)
         if exponent != 1.0:
-            for col in range(width):
-                g[col] = pm.power(g[col], exponent)
+            pm.power_inplace(g, exponent)
         line = out[row]
         for col in range(width):
             frac = d[col] - 0.5

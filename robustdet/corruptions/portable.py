@@ -339,6 +339,21 @@ def power(x, y):
     return 1.0 if y == 0.0 else v
 
 
+@njit(['void(float64[::1], float64)'], **_OPTS)
+def power_inplace(x, y):  # pragma: no cover
+    """``x[i] = power(x[i], y)`` for every element, in a loop LLVM
+    vectorises. The kernels call this one compiled loop rather than
+    inlining :func:`power` (its exponent searches take LLVM seconds to
+    optimise, once per kernel that inlines them).
+
+    Args:
+        x (np.ndarray): float64, C-contiguous; overwritten.
+        y (float): The exponent.
+    """
+    for i in range(x.size):
+        x[i] = power(x[i], y)
+
+
 @njit(['float64[::1](float64[::1], boolean)'], **_OPTS)
 def _trig_flat(x, cosine):  # pragma: no cover
     out = np.empty_like(x)

@@ -27,6 +27,7 @@ finds the group started and uses it):
 
 :func:`check_same_job` then compares what each rank was asked to do.
 """
+import atexit
 import datetime
 import hashlib
 import inspect
@@ -235,24 +236,38 @@ def init_distributed(launcher: str,
 
 class _Heartbeat(threading.Thread):
     """Counts up this rank's key in the store every
-    :data:`HEARTBEAT_INTERVAL` seconds, until the process ends."""
+    :data:`HEARTBEAT_INTERVAL` seconds, until the process ends.
+
+    It is stopped and joined when the interpreter exits (``atexit``, which
+    runs before teardown): left running, it could be inside a call into
+    the store's C++ client while teardown destroys that client, which
+    aborts the process ("terminate called without an active exception",
+    SIGABRT) after a run that succeeded.
+    """
 
     def __init__(self, store: Any, rank: int) -> None:
         super().__init__(name='robustdet-heartbeat', daemon=True)
         self.store = store
         self.key = _HEARTBEAT_KEY.format(rank)
+        self.stopping = threading.Event()
         self.beat()
+        atexit.register(self.stop)
 
     def beat(self) -> None:
         self.store.add(self.key, 1)
 
     def run(self) -> None:
-        while True:
-            time.sleep(HEARTBEAT_INTERVAL)
+        while not self.stopping.wait(HEARTBEAT_INTERVAL):
             try:
                 self.beat()
             except Exception:  # the store is gone: nothing to tell
                 return
+
+    def stop(self) -> None:
+        """Stop beating and wait for a beat in flight to return."""
+        self.stopping.set()
+        if self.is_alive():
+            self.join(timeout=10 * HEARTBEAT_INTERVAL)
 
 
 def _heartbeats(store: Any, ranks: List[int]) -> Dict[int, int]:
