@@ -195,8 +195,9 @@ def _run_row(name: str, path: str, results: Dict[str, Any], metric: str,
         per_corruption_severities=severities)
     if results.get('imported') is not None:
         row['imported'] = results['imported']
-    if training_warning(results):
-        row['warning'] = training_warning(results)
+    warning = training_warning(results)
+    if warning:
+        row['warning'] = warning
     return row
 
 

@@ -78,6 +78,20 @@ def gamma(value: Optional[float]) -> str:
     return DASH if value is None else f'{value:.3f}'
 
 
+def fraction(value: Optional[float], digits: int = 4) -> str:
+    """A value kept as a fraction (pm-k's mAP and accuracy) with
+    ``digits`` decimals; the dash for None.
+
+    Args:
+        value (float, optional): The value.
+        digits (int): Decimals.
+
+    Returns:
+        str: The text.
+    """
+    return DASH if value is None else f'{value:.{digits}f}'
+
+
 def with_count(text: str, count: Optional[int]) -> str:
     """A mean's text with the number of values it averages, ``'84.2
     (15)'``; the text alone without a count or for the dash.

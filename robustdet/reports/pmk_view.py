@@ -4,24 +4,10 @@
 HTML page show, decided once; ``templates/pmk.md.j2``,
 ``pmk_lines.md.j2``, ``pmk_section.html.j2`` and ``pmk_runs.html.j2`` lay
 it out."""
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
-from .formatting import DASH
+from .formatting import fraction
 from .robustness_view import cell, label, row, table
-
-
-def fraction(value: Optional[float], digits: int = 4) -> str:
-    """A pm-k value (a fraction) with ``digits`` decimals; the dash for
-    None.
-
-    Args:
-        value (float, optional): The value.
-        digits (int): Decimals.
-
-    Returns:
-        str: The text.
-    """
-    return DASH if value is None else f'{value:.{digits}f}'
 
 
 def _ks(report: Dict[str, Any]) -> List[str]:

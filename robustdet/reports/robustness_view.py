@@ -76,12 +76,15 @@ def row(cells: Sequence[Dict[str, Any]], cls: str = '') -> Dict[str, Any]:
     return dict(cells=list(cells), cls=cls)
 
 
-def _reference(column: str, p: Optional[float]) -> Optional[float]:
-    """What a summary column is coloured against: rPC-like ones their
-    ratio (1), mPC-like ones P, others nothing."""
+def summary_cell(values: Dict[str, Any], column: str) -> Dict[str, Any]:
+    """A summary row's value in points, coloured: rPC-like columns against
+    their ratio (1), mPC-like ones against the row's P, others not."""
+    value = values.get(column)
     if column.startswith('rPC'):
-        return 1.0
-    return p if column.startswith('mPC') else None
+        reference = 1.0
+    else:
+        reference = values.get('P') if column.startswith('mPC') else None
+    return cell(points(value), value, reference)
 
 
 def summary_table(results: Dict[str, Any], metrics: Sequence[str],
@@ -93,8 +96,7 @@ def summary_table(results: Dict[str, Any], metrics: Sequence[str],
     for metric in metrics:
         values = (results.get('summary') or {}).get(metric, {})
         rows.append(row([label(metric)] + [
-            cell(points(values.get(c)), values.get(c),
-                 _reference(c, values.get('P'))) for c in columns
+            summary_cell(values, c) for c in columns
         ]))
     return table(['metric'] + columns, rows, table_id=f'summary-{index}')
 
@@ -191,9 +193,7 @@ def _video_view(results: Dict[str, Any], metrics: Sequence[str],
     for metric in metrics:
         values = summary.get(metric, {})
         cells = [label(metric)] + [
-            cell(points(values.get(k)), values.get(k),
-                 _reference(k, values.get('P')))
-            for k in ('P', 'mPC_video', 'rPC_video')
+            summary_cell(values, k) for k in ('P', 'mPC_video', 'rPC_video')
         ]
         for key in ('gamma_a', 'gamma_r'):
             cells += [cell(gamma((values.get(key) or {}).get(g)))
@@ -351,16 +351,11 @@ def runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
         rows = []
         for name, results in named:
             values = (results.get('summary') or {}).get(metric, {})
-            cells = [label(name)] + [
-                cell(points(values.get(c)), values.get(c),
-                     _reference(c, values.get('P'))) for c in columns
-            ]
+            cells = [label(name)] + [summary_cell(values, c) for c in columns]
             if video:
                 vrow = video_summary_of(results).get(metric, {})
                 cells += [
-                    cell(points(vrow.get(c)), vrow.get(c),
-                         _reference(c, vrow.get('P')))
-                    for c in ('mPC_video', 'rPC_video')
+                    summary_cell(vrow, c) for c in ('mPC_video', 'rPC_video')
                 ] + [
                     cell(gamma((vrow.get(k) or {}).get('all')))
                     for k in ('gamma_a', 'gamma_r')
@@ -370,6 +365,7 @@ def runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
             ['run'] + list(columns) +
             list(VIDEO_COMPARE_COLUMNS if video else ()), rows,
             table_id=f'compare-{metric}')))
-    warnings = [dict(name=name, warning=training_warning(results))
-                for name, results in named if training_warning(results)]
+    warnings = [dict(name=name, warning=warning)
+                for name, warning in ((n, training_warning(r))
+                                      for n, r in named) if warning]
     return dict(video=video, warnings=warnings, tables=tables)

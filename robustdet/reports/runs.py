@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME, GROUPS,
                            NEWER_FAMILIES)
+from ..evaluation.functional.robustness import defined_value, mean_or_none
 from ..evaluation.functional.robustness import \
     metric_keys as functional_metric_keys
 from ..evaluation.functional.video_robustness import (CLIP_NAMES, GAMMA_GROUPS,
@@ -126,8 +127,8 @@ def mean_of(values: Sequence[Optional[float]]) -> Optional[float]:
     Returns:
         float, optional: Their mean; None if none is defined.
     """
-    values = [v for v in values if v is not None and v >= 0]
-    return sum(values) / len(values) if values else None
+    defined = [defined_value(v) for v in values]
+    return mean_or_none([v for v in defined if v is not None])
 
 
 def image_names(results: Dict[str, Any]) -> List[str]:
