@@ -37,7 +37,8 @@ from robustdet.baselines import get_baseline
 from robustdet.corruptions import CORRUPTIONS, SEVERITIES
 from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
-from robustdet.reports import compare, write_region_report, write_reports
+from robustdet.reports import (compare, summary_text, write_region_report,
+                               write_reports)
 from robustdet.reports.html import html_report
 from robustdet.reports.html_inputs import load_run
 from robustdet.reports.pmk import write_pmk_reports
@@ -163,7 +164,11 @@ def render(out_dir):
     load = results_api.load_results
     for name, path in (('standard', RUN_A), ('reference-run', RUN_B),
                        ('video', RUN_VIDEO), ('imported', IMPORTED)):
-        write_reports(load(path), osp.join(out_dir, name))
+        results = load(path)
+        write_reports(results, osp.join(out_dir, name))
+        with open(osp.join(out_dir, name, 'summary.txt'), 'w',
+                  encoding='utf-8') as f:
+            f.write(summary_text(results) + '\n')
     regions = [(region, load(f'{INPUTS}/region-{region}/robustness.json'))
                for region in REGIONS]
     write_region_report(regions, out_dir)
