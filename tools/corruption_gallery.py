@@ -34,9 +34,9 @@ from robustdet.video.table import resolve_clip_corruptions
 def parse_args(argv=None):
     from mmengine.config import DictAction
 
-    from robustdet.reports.gallery import (DEFAULT_STRIP_FRAMES,
-                                           DEFAULT_THUMB_WIDTH)
     from robustdet.video import VIDEO_SELECTIONS
+    from robustdet.visualization.gallery import (DEFAULT_STRIP_FRAMES,
+                                                 DEFAULT_THUMB_WIDTH)
     parser = ArgumentParser(
         description='A labelled grid of an image under corruptions')
     parser.add_argument(
@@ -131,8 +131,8 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     from robustdet.apis import gallery as g
-    from robustdet.reports import gallery as draw
     from robustdet.video import CLIP_CORRUPTION_NAMES, VIDEO_SELECTIONS
+    from robustdet.visualization import gallery as draw
 
     # Validate every argument before anything is read or computed.
     fmt = draw.check_output(args.out, args.video)

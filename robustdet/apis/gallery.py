@@ -10,7 +10,7 @@ image's identity relative to the dataset's ``data_root``), with the same
 backend and channel order, and the depth-aware corruptions read the same
 depth maps. Clips are cut and seeded as the video benchmark cuts and seeds
 them (:func:`robustdet.datasets.video_corrupted.clip_seed` of the clip's
-key). The grid itself is drawn by :mod:`robustdet.reports.gallery`.
+key). The grid itself is drawn by :mod:`robustdet.visualization.gallery`.
 """
 import copy
 import os
@@ -32,13 +32,13 @@ from ..datasets.video_clips import (VideoFrames, check_clip_settings,
                                     clip_window, frame_identity,
                                     load_video_ann)
 from ..datasets.video_corrupted import anchor_path, clip_seed
-from ..reports.gallery import (DEFAULT_STRIP_FRAMES, DEFAULT_THUMB_WIDTH,
-                               Gallery, check_strip_frames, check_thumb_width,
-                               clip_grid, image_grid)
 from ..utils.cli import load_config
 from ..utils.errors import RobustDetError
 from ..utils.setup_env import register_all_modules
 from ..video import corrupt_clip, get_clip_corruption
+from ..visualization.gallery import (DEFAULT_STRIP_FRAMES, DEFAULT_THUMB_WIDTH,
+                                     Gallery, check_strip_frames,
+                                     check_thumb_width, clip_grid, image_grid)
 
 #: Image files a gallery reads (frames of a clip folder too).
 IMAGE_EXTS: Tuple[str, ...] = ('.jpg', '.jpeg', '.png', '.bmp', '.ppm',

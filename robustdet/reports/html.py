@@ -11,36 +11,23 @@ Every text from the results is escaped.
 """
 import os
 import os.path as osp
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 from markupsafe import Markup
 
 from ..baselines import baseline_rows, metric_of
-from ..corruptions import CORRUPTION_NAMES
-from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
 from .compare import comparison, guess_dataset
 from .compare_view import compare_view
 from .corruption_errors import COUNT_WORDS
 from .html_inputs import KIND_WORDS, ReportRun
-from .html_parts import (code, contents, data_uri, esc, heading,
-                         jpeg_thumbnail, page, para, picture, provenance)
+from .html_parts import data_uri, page, provenance, strips
 from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
                              shift_section)
 from .robustness import plot_metric, plot_video_metric
 from .robustness_view import robustness_view, runs_view
 from .templating import render
-
-# Strips embedded per corruption and in all (the rest are counted).
-STRIPS_PER_CORRUPTION = 4
-MAX_STRIPS = 48
-STRIP_EXTENSIONS = ('.jpg', '.jpeg', '.png')
-
-
-def _anchor(index: int) -> str:
-    return f'run-{index}'
-
 
 # Robustness runs ---------------------------------------------------------
 
@@ -72,7 +59,7 @@ def robustness_section(index: int, run: ReportRun) -> str:
     return render(
         'robustness_section.html.j2', v=view, pictures=pictures,
         count_words=COUNT_WORDS,
-        provenance=Markup(provenance(run.kind, run.path, results)))
+        provenance=provenance(run.kind, run.path, results))
 
 
 def runs_comparison(runs: Sequence[ReportRun]) -> str:
@@ -110,74 +97,7 @@ def _published_table(data: Dict[str, Any]) -> str:
     return render('compare.html.j2', v=compare_view(data))
 
 
-# Strips and the page -----------------------------------------------------
-
-
-def _strip_order(name: str) -> Tuple[int, str]:
-    order = {n: i for i, n in enumerate(CORRUPTION_NAMES + CLIP_NAMES)}
-    return order.get(name, len(order)), name
-
-
-def strips_section(show_dir: str) -> str:
-    """The example strips ``SHOW_DIR/strips/<corruption>/<image>`` of
-    ``tools/test_robust.py --show-dir`` (pictures in subfolders of a
-    corruption's folder too, e.g. a pm-k run's ``<severity>/<anchor>``),
-    downscaled to JPEGs at most
-    :data:`~robustdet.reports.html_parts.STRIP_WIDTH` wide:
-    :data:`STRIPS_PER_CORRUPTION` per corruption, :data:`MAX_STRIPS` in
-    all (the others are counted).
-
-    Args:
-        show_dir (str): The ``--show-dir`` folder.
-
-    Returns:
-        str: The section.
-    """
-    root = osp.join(show_dir, 'strips')
-    if not osp.isdir(root):
-        raise RobustDetError(
-            f'--show-dir {show_dir}: no strips/ folder in it (test_robust.py '
-            '--show-dir DIR writes DIR/strips/<corruption>/<image>.jpg)')
-    out = heading(2, 'Examples', anchor='strips')
-    out += para('From ' + code(show_dir) + esc(
-        ': each strip shows an image clean and under a corruption, '
-        'with the detections.'), 'note')
-    shown, left, unreadable = 0, 0, []
-    names = sorted((n for n in os.listdir(root)
-                    if osp.isdir(osp.join(root, n))), key=_strip_order)
-    for name in names:
-        folder = osp.join(root, name)
-        files = sorted(
-            osp.relpath(osp.join(d, f), folder)
-            for d, _, fnames in os.walk(folder) for f in fnames
-            if f.lower().endswith(STRIP_EXTENSIONS))
-        figures, here = '', 0
-        for i, fname in enumerate(files):
-            if here >= STRIPS_PER_CORRUPTION or shown >= MAX_STRIPS:
-                left += len(files) - i
-                break
-            data = jpeg_thumbnail(osp.join(folder, fname))
-            if data is None:
-                unreadable.append(f'{name}/{fname}')
-                continue
-            shown += 1
-            here += 1
-            figures += ('<figure>' + picture(
-                data, f'{name}: {fname}', mime='image/jpeg', cls='strip') +
-                        f'<figcaption>{esc(name)} / {esc(fname)}'
-                        '</figcaption></figure>\n')
-        if figures:
-            out += heading(3, name) + figures
-    if not shown:
-        out += para('No strip pictures in ' + code(root) + '.', 'warn')
-    if left:
-        out += para(esc(f'{left} more strips not shown (at most '
-                        f'{STRIPS_PER_CORRUPTION} per corruption and '
-                        f'{MAX_STRIPS} in all).'), 'note')
-    if unreadable:
-        out += para(esc('unreadable, left out: ' + ', '.join(unreadable)),
-                    'warn')
-    return out
+# The page -----------------------------------------------------------
 
 
 _SECTIONS = dict(
@@ -217,30 +137,31 @@ def html_report(runs: Sequence[ReportRun],
     """
     if not runs:
         raise RobustDetError('no run to report')
-    toc: List[Tuple[str, str]] = []
-    body = ''
+    sections: List[Dict[str, Any]] = []
+
+    def add(anchor, title, body, section=False):
+        sections.append(dict(anchor=anchor, title=title, body=Markup(body),
+                             section=section))
+
     for kind, compare in _COMPARISONS.items():
         same = [r for r in runs if r.kind == kind]
         if len(same) > 1:
-            toc.append((f'compare-{kind}',
-                        f'{KIND_WORDS[kind].capitalize()} runs compared'))
-            body += heading(2, toc[-1][1], anchor=toc[-1][0])
-            body += compare(same)
+            add(f'compare-{kind}',
+                f'{KIND_WORDS[kind].capitalize()} runs compared',
+                compare(same))
     for index, run in enumerate(runs, 1):
         title = (run.name if len(runs) == 1 else
                  f'{run.name} ({KIND_WORDS[run.kind]})')
-        toc.append((_anchor(index), title))
-        body += f'<section>\n{heading(2, title, anchor=_anchor(index))}'
-        body += _SECTIONS[run.kind](index, run) + '</section>\n'
+        add(f'run-{index}', title, _SECTIONS[run.kind](index, run), True)
     if show_dir:
-        toc.append(('strips', 'Examples'))
-        body += strips_section(show_dir)
+        add('strips', 'Examples', render('strips.html.j2',
+                                         v=strips(show_dir)))
     robustness = [r for r in runs if r.kind == 'robustness']
     published = published_comparison(robustness) if robustness else ''
     if published:
-        toc.append(('published', 'Beside the published results'))
-        body += heading(2, toc[-1][1], anchor='published') + published
-    return page(page_title(runs), contents(toc) + body)
+        add('published', 'Beside the published results', published)
+    return page(page_title(runs), [(s['anchor'], s['title'])
+                                   for s in sections], sections)
 
 
 def write_html_report(runs: Sequence[ReportRun],

@@ -1,8 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""Building blocks of the HTML report (:mod:`robustdet.reports.html`)
-that are not templates: escaped text, the colour of a value, pictures as
-``data:`` URIs, the provenance list and the page around the sections
-(``templates/page.html.j2``).
+"""What the HTML report (:mod:`robustdet.reports.html`) needs beside the
+view models: pictures as ``data:`` URIs, the provenance of a run as
+``(term, value)`` items, the example strips of a ``--show-dir`` folder,
+and the page around the sections (``templates/page.html.j2``).
 
 The page references nothing outside itself: every picture is inlined as
 a ``data:`` URI, the style sheet is inline, there is no script, and a
@@ -10,58 +10,48 @@ Content-Security-Policy ``<meta>`` forbids any other source should one
 slip in.
 """
 import base64
-import html
 import io
 import json
+import os
 import os.path as osp
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from markupsafe import Markup
 from PIL import Image, UnidentifiedImageError
 
+from ..corruptions import CORRUPTION_NAMES
+from ..evaluation.functional.video_robustness import CLIP_NAMES
+from ..utils.errors import RobustDetError
 from ..version import __version__
+from .formatting import DASH
 from .templating import TEMPLATES, render
 
 # Widest strip picture embedded (pixels); wider ones are downscaled.
 STRIP_WIDTH = 800
 STRIP_QUALITY = 80
+# Strips embedded per corruption and in all (the rest are counted).
+STRIPS_PER_CORRUPTION = 4
+MAX_STRIPS = 48
+STRIP_EXTENSIONS = ('.jpg', '.jpeg', '.png')
 # What the page may load: inline styles and data: pictures, nothing else.
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "base-uri 'none'; form-action 'none'")
-
-
-def esc(value: Any) -> str:
-    """``value`` as escaped HTML text (quotes too)."""
-    return html.escape(str(value), quote=True)
-
-
-def code(value: Any) -> str:
-    """``value`` as escaped ``<code>``."""
-    return f'<code>{esc(value)}</code>'
-
-
-def para(text: str, cls: Optional[str] = None) -> str:
-    """A paragraph of HTML (already escaped)."""
-    attr = f' class="{cls}"' if cls else ''
-    return f'<p{attr}>{text}</p>\n'
-
-
-def heading(level: int, text: str, anchor: Optional[str] = None) -> str:
-    """A heading of escaped ``text``, with an ``id`` if given."""
-    attr = f' id="{esc(anchor)}"' if anchor else ''
-    return f'<h{level}{attr}>{esc(text)}</h{level}>\n'
+# The settings a provenance list shows when the results hold them:
+# (title, key, kinds of run it is shown for).
+SETTINGS = (('seed', 'seed', None), ('backend', 'backend', None),
+            ('channel order', 'channel_order', None),
+            ('corruption device', 'corruption_device', None),
+            ('region', 'region', 'robustness'),
+            ('depth', 'depth', 'robustness'),
+            ('pixels that depend on the CPU', 'cpu_dependent', 'robustness'),
+            ('ground truth', 'ground_truth', None), ('shard', 'shard', None),
+            ('video clips', 'video_clips', 'robustness'),
+            ('split dir', 'split_dir', None),
+            ('COCO-O root', 'coco_o_root', None))
 
 
 def data_uri(data: bytes, mime: str) -> str:
     """``data`` as a base64 ``data:`` URI."""
     return f'data:{mime};base64,' + base64.b64encode(data).decode('ascii')
-
-
-def picture(data: bytes, alt: str, mime: str = 'image/png',
-            cls: str = 'plot') -> str:
-    """An ``<img>`` with the picture inlined."""
-    return (f'<img class="{esc(cls)}" alt="{esc(alt)}" '
-            f'src="{data_uri(data, mime)}">\n')
 
 
 def jpeg_thumbnail(path: str,
@@ -93,109 +83,171 @@ def jpeg_thumbnail(path: str,
     return buf.getvalue()
 
 
-def definitions(items: Iterable[Tuple[str, str]]) -> str:
-    """A definition list of ``(term, HTML value)`` pairs; the terms are
-    escaped here, the values are HTML already."""
-    out = ['<dl class="prov">']
-    for term, value in items:
-        out.append(f'<dt>{esc(term)}</dt><dd>{value}</dd>')
-    out.append('</dl>\n')
-    return '\n'.join(out)
+def item(term: str, code: Any = None, text: str = '') -> Dict[str, Any]:
+    """A provenance entry: ``code`` (shown as code, None for none), then
+    ``text``."""
+    return dict(term=term, code=None if code is None else str(code),
+                text=text)
 
 
-def contents(entries: List[Tuple[str, str]]) -> str:
-    """The table of contents: ``(anchor, title)`` pairs."""
-    if len(entries) < 2:
-        return ''
-    items = ''.join(f'<li><a href="#{esc(a)}">{esc(t)}</a></li>'
-                    for a, t in entries)
-    return f'<nav><ul>{items}</ul></nav>\n'
+def value_item(term: str, value: Any) -> Dict[str, Any]:
+    """A results entry as a provenance item: '–' for None, JSON for
+    lists and objects, the value otherwise, as code."""
+    if value is None:
+        return item(term, text=DASH)
+    if isinstance(value, (dict, list)):
+        value = json.dumps(value, sort_keys=True)
+    return item(term, value)
 
 
-def page(title: str, body: str) -> str:
-    """The whole document around ``body`` (``templates/page.html.j2``,
-    the style sheet ``templates/page.css`` inlined).
+def _pmk_items(r: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """A pm-k report's inputs and settings."""
+    cls = r['classification']
+    items = [value_item(f'input: {k}', v)
+             for k, v in (r.get('sources') or {}).items() if v is not None]
+    items += [value_item('largest k', r.get('k')),
+              value_item('IoU threshold', r.get('iou_thr')),
+              value_item('ImageNet VID small-box IoU', r.get('vid_iou')),
+              item('headline mAP', text='class-agnostic'
+                   if r.get('class_agnostic') else 'per class'),
+              item('classification', text=f'judged per {cls.get("judge")} '
+                   f'with {cls.get("labels")} labels'),
+              item('skipped anchors',
+                   text=str(len(r.get('skipped_anchors') or [])))]
+    return items + [value_item(key, r[key])
+                    for key in ('format', 'robustdet_version', 'config',
+                                'checkpoint') if key in r]
+
+
+def provenance(kind: str, path: str,
+               r: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Where a run's numbers come from: its file, config, checkpoint and
+    their hashes, the settings that decide the numbers, where it was
+    imported from, the robustdet version (a pm-k report: its inputs and
+    settings).
 
     Args:
-        title (str): Title and first heading (escaped here).
-        body (str): The sections (HTML).
+        kind (str): ``'robustness'``, ``'shift'`` or ``'pmk'``.
+        path (str): The results file.
+        r (dict): Its results.
+
+    Returns:
+        list[dict]: The entries (:func:`item`), in the page's order.
+    """
+    items = [item('results file', path)]
+    if kind == 'pmk':
+        return items + _pmk_items(r)
+    if r.get('name'):
+        items.append(item('name', text=str(r['name'])))
+    imported = r.get('imported')
+    if imported:
+        items.append(item('imported', text=f'dataset '
+                          f'{imported.get("dataset")}, task '
+                          f'{imported.get("task") or "all"}'))
+        items += [item('imported file', f.get('path'),
+                       f' (layout {f.get("layout")}, sha256 '
+                       f'{f.get("sha256")})')
+                  for f in imported.get('files', [])]
+    if kind == 'shift':
+        items += [item('benchmark', text=str(r.get('benchmark'))),
+                  item('reference split', text=str(r.get('reference'))),
+                  item('layout',
+                       text=f'Michaelis et al. 2019, {r.get("table")}')]
+    items += [value_item('config', r.get('config')),
+              value_item('config fingerprint (sha256)',
+                         r.get('config_sha256')),
+              value_item('checkpoint', r.get('checkpoint')),
+              value_item('checkpoint sha256', r.get('checkpoint_sha256'))]
+    # Image-corruption settings are shown for robustness runs only, the
+    # CPU-dependent corruptions only when there are some.
+    items += [value_item(title, r[key]) for title, key, only in SETTINGS
+              if key in r and only in (None, kind)
+              and (key != 'cpu_dependent' or r[key])]
+    if r.get('ce_baseline'):
+        base = r['ce_baseline']
+        items.append(item('CE baseline',
+                          text=f'{base.get("kind")} {base.get("name")}'))
+    seconds = r.get('seconds') or {}
+    if seconds:
+        items.append(item('scoring time', text=(
+            f'{sum(seconds.values()):.0f} s over {len(seconds)} '
+            f'{"splits" if kind == "shift" else "cells"}')))
+    return items + [value_item('robustdet version',
+                               r.get('robustdet_version'))]
+
+
+def _strip_order(name: str) -> Tuple[int, str]:
+    order = {n: i for i, n in enumerate(CORRUPTION_NAMES + CLIP_NAMES)}
+    return order.get(name, len(order)), name
+
+
+def strips(show_dir: str) -> Dict[str, Any]:
+    """The example strips ``SHOW_DIR/strips/<corruption>/<image>`` of
+    ``tools/test_robust.py --show-dir`` (pictures in subfolders of a
+    corruption's folder too, e.g. a pm-k run's ``<severity>/<anchor>``),
+    downscaled to JPEGs at most :data:`STRIP_WIDTH` wide:
+    :data:`STRIPS_PER_CORRUPTION` per corruption, :data:`MAX_STRIPS` in
+    all (the others are counted).
+
+    Args:
+        show_dir (str): The ``--show-dir`` folder.
+
+    Returns:
+        dict: ``show_dir``, ``root``, ``groups`` (``name`` and
+        ``figures``: ``file`` and ``src``, a ``data:`` URI), ``shown``,
+        ``left`` (not shown) and ``unreadable`` (joined names).
+    """
+    root = osp.join(show_dir, 'strips')
+    if not osp.isdir(root):
+        raise RobustDetError(
+            f'--show-dir {show_dir}: no strips/ folder in it (test_robust.py '
+            '--show-dir DIR writes DIR/strips/<corruption>/<image>.jpg)')
+    groups: List[Dict[str, Any]] = []
+    shown, left, unreadable = 0, 0, []
+    names = sorted((n for n in os.listdir(root)
+                    if osp.isdir(osp.join(root, n))), key=_strip_order)
+    for name in names:
+        folder = osp.join(root, name)
+        files = sorted(
+            osp.relpath(osp.join(d, f), folder)
+            for d, _, fnames in os.walk(folder) for f in fnames
+            if f.lower().endswith(STRIP_EXTENSIONS))
+        figures: List[Dict[str, str]] = []
+        for i, fname in enumerate(files):
+            if len(figures) >= STRIPS_PER_CORRUPTION or shown >= MAX_STRIPS:
+                left += len(files) - i
+                break
+            data = jpeg_thumbnail(osp.join(folder, fname))
+            if data is None:
+                unreadable.append(f'{name}/{fname}')
+                continue
+            shown += 1
+            figures.append(dict(file=fname,
+                                src=data_uri(data, 'image/jpeg')))
+        if figures:
+            groups.append(dict(name=name, figures=figures))
+    return dict(show_dir=show_dir, root=root, groups=groups, shown=shown,
+                left=left, per_corruption=STRIPS_PER_CORRUPTION,
+                most=MAX_STRIPS, unreadable=', '.join(unreadable))
+
+
+def page(title: str, toc: Sequence[Tuple[str, str]],
+         sections: Sequence[Dict[str, Any]]) -> str:
+    """The whole document (``templates/page.html.j2``, the style sheet
+    ``templates/page.css`` inlined).
+
+    Args:
+        title (str): Title and first heading.
+        toc (Sequence[tuple[str, str]]): ``(anchor, title)`` of the
+            contents (shown from two entries).
+        sections (Sequence[dict]): ``anchor``, ``title``, ``body`` (HTML
+            as :class:`markupsafe.Markup`) and ``section`` (whether the
+            body is a run's ``<section>``).
 
     Returns:
         str: The HTML document.
     """
     with open(osp.join(TEMPLATES, 'page.css'), encoding='utf-8') as f:
         css = f.read()
-    return render('page.html.j2', title=title, body=Markup(body),
-                  css=Markup(css), csp=CSP, version=__version__)
-
-
-def json_value(value: Any) -> str:
-    """An entry of the results as HTML: '–' for None, code otherwise."""
-    if value is None:
-        return '–'
-    if isinstance(value, (dict, list)):
-        return code(json.dumps(value, sort_keys=True))
-    return code(value)
-
-
-def provenance(kind: str, path: str, r: Dict[str, Any]) -> str:
-    """Where a robustness or shift run's numbers come from: its file,
-    config, checkpoint and their hashes, the settings that decide the
-    numbers, where it was imported from, the robustdet version.
-
-    Args:
-        kind (str): ``'robustness'`` or ``'shift'``.
-        path (str): The results file.
-        r (dict): Its results.
-
-    Returns:
-        str: The "Provenance" heading and list.
-    """
-    items = [('results file', code(path))]
-    if r.get('name'):
-        items.append(('name', esc(r['name'])))
-    imported = r.get('imported')
-    if imported:
-        items.append(('imported', esc(
-            f'dataset {imported.get("dataset")}, task '
-            f'{imported.get("task") or "all"}')))
-        for source in imported.get('files', []):
-            items.append(('imported file', code(source.get('path')) + esc(
-                f' (layout {source.get("layout")}, sha256 '
-                f'{source.get("sha256")})')))
-    if kind == 'shift':
-        items += [('benchmark', esc(r.get('benchmark'))),
-                  ('reference split', esc(r.get('reference'))),
-                  ('layout', esc(f'Michaelis et al. 2019, {r.get("table")}'))]
-    items += [('config', json_value(r.get('config'))),
-              ('config fingerprint (sha256)',
-               json_value(r.get('config_sha256'))),
-              ('checkpoint', json_value(r.get('checkpoint'))),
-              ('checkpoint sha256', json_value(r.get('checkpoint_sha256')))]
-    keys = (('seed', 'seed'), ('backend', 'backend'),
-            ('channel order', 'channel_order'),
-            ('corruption device', 'corruption_device'),
-            ('region', 'region'), ('depth', 'depth'),
-            ('pixels that depend on the CPU', 'cpu_dependent'),
-            ('ground truth', 'ground_truth'), ('shard', 'shard'),
-            ('video clips', 'video_clips'), ('split dir', 'split_dir'),
-            ('COCO-O root', 'coco_o_root'))
-    # Image-corruption settings: shown for robustness runs only, and the
-    # CPU-dependent corruptions only when there are some.
-    only_robustness = ('region', 'depth', 'video_clips', 'cpu_dependent')
-    items += [(title, json_value(r[key])) for title, key in keys
-              if key in r and (key not in only_robustness
-                               or kind == 'robustness')
-              and (key != 'cpu_dependent' or r[key])]
-    if r.get('ce_baseline'):
-        base = r['ce_baseline']
-        items.append(('CE baseline', esc(
-            f'{base.get("kind")} {base.get("name")}')))
-    seconds = r.get('seconds') or {}
-    if seconds:
-        items.append(('scoring time', esc(
-            f'{sum(seconds.values()):.0f} s over {len(seconds)} '
-            f'{"splits" if kind == "shift" else "cells"}')))
-    items.append(('robustdet version', json_value(
-        r.get('robustdet_version'))))
-    return heading(3, 'Provenance') + definitions(items)
+    return render('page.html.j2', title=title, toc=toc, sections=sections,
+                  css=css, csp=CSP, version=__version__)

@@ -4,11 +4,8 @@
 reference (P, or the value at k = 0), plots and provenance."""
 from typing import Sequence
 
-from markupsafe import Markup
-
 from .html_inputs import ReportRun
-from .html_parts import (code, data_uri, definitions, esc, heading, json_value,
-                         provenance)
+from .html_parts import data_uri, provenance
 from .pmk import plot_report
 from .pmk_view import pmk_runs_view, pmk_view
 from .shift import shift_plot
@@ -26,8 +23,7 @@ def shift_section(index: int, run: ReportRun) -> str:
                  data_uri(shift_plot(results, m['metric']), 'image/png'))
                 for m in view['metrics']]
     return render('shift_section.html.j2', v=view, pictures=pictures,
-                  provenance=Markup(provenance(run.kind, run.path,
-                                               results)))
+                  provenance=provenance(run.kind, run.path, results))
 
 
 def shift_comparison(runs: Sequence[ReportRun]) -> str:
@@ -37,27 +33,6 @@ def shift_comparison(runs: Sequence[ReportRun]) -> str:
         [(r.name, r.results) for r in runs]))
 
 
-def _pmk_provenance(run: ReportRun) -> str:
-    """Where a pm-k report's numbers come from and its settings."""
-    r = run.results
-    cls = r['classification']
-    items = [('results file', code(run.path))]
-    items += [(f'input: {k}', json_value(v))
-              for k, v in (r.get('sources') or {}).items() if v is not None]
-    items += [('largest k', json_value(r.get('k'))),
-              ('IoU threshold', json_value(r.get('iou_thr'))),
-              ('ImageNet VID small-box IoU', json_value(r.get('vid_iou'))),
-              ('headline mAP', esc('class-agnostic' if r.get(
-                  'class_agnostic') else 'per class')),
-              ('classification', esc(f'judged per {cls.get("judge")} with '
-                                     f'{cls.get("labels")} labels')),
-              ('skipped anchors', esc(len(r.get('skipped_anchors') or [])))]
-    for key in ('format', 'robustdet_version', 'config', 'checkpoint'):
-        if key in r:
-            items.append((key, json_value(r[key])))
-    return heading(3, 'Provenance') + definitions(items)
-
-
 def pmk_section(index: int, run: ReportRun) -> str:
     """The section of a pm-k report: mAP, localization mAP and accuracy
     per k, error vs offset, the plot and provenance
@@ -65,7 +40,7 @@ def pmk_section(index: int, run: ReportRun) -> str:
     :func:`~robustdet.reports.pmk_view.pmk_view`)."""
     return render('pmk_section.html.j2', v=pmk_view(run.results, index),
                   picture=data_uri(plot_report(run.results), 'image/png'),
-                  provenance=Markup(_pmk_provenance(run)))
+                  provenance=provenance(run.kind, run.path, run.results))
 
 
 def pmk_comparison(runs: Sequence[ReportRun]) -> str:

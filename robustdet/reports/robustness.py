@@ -11,18 +11,16 @@ import os.path as osp
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..corruptions import (BENCHMARK_GROUPS, CORRUPTION_NAMES,
-                           CORRUPTIONS_BY_NAME, GROUPS, NEWER_FAMILIES,
-                           SEVERITIES)
+                           CORRUPTIONS_BY_NAME, GROUPS, SEVERITIES)
 from ..evaluation.functional.video_robustness import CLIP_NAMES, FAMILY_OF
 from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
-from .corruption_errors import COUNT_WORDS, ce_summary_lines
-from .formatting import gamma, points, slug
+from .corruption_errors import COUNT_WORDS
+from .formatting import slug
 from .robustness_view import robustness_view, runs_view
 from .runs import (SUMMARY_COLUMNS, VIDEO_SUMMARY_COLUMNS, cell_value,
-                   compact_cells, image_names, main_metrics, metric_keys,
-                   shows_image, training_warning, video_coverage_of,
-                   video_names, video_summary_of)
+                   image_names, main_metrics, metric_keys, video_names,
+                   video_summary_of)
 from .templating import render
 
 
@@ -64,53 +62,20 @@ def compare_markdown(named: Sequence[Any]) -> str:
 
 
 def summary_text(results: Dict[str, Any]) -> str:
-    """A few plain-text lines: P, mPC and rPC of the main metrics, and
-    with clip cells a ``<metric> video: mPC x  rPC y %  γa z  γr w`` line
-    each (γ over all clip cells)."""
-    lines = []
-    show_image = shows_image(results)
-    vsummary = video_summary_of(results) if video_names(results) else {}
-    for metric in main_metrics(results):
-        row = results['summary'].get(metric, {})
-        if show_image:
-            lines.append(
-                f'{metric}: P {points(row.get("P"))}  mPC '
-                f'{points(row.get("mPC"))}  rPC {points(row.get("rPC"))} %')
-            for family in NEWER_FAMILIES:
-                if row.get(f'mPC_{family}') is not None:
-                    lines[-1] += (
-                        f'  mPC_{family} {points(row[f"mPC_{family}"])}  '
-                        f'rPC_{family} {points(row.get(f"rPC_{family}"))} %')
-            if row.get('rPC_class_mean') is not None:
-                lines[-1] += (f"  (mean of per-class ratios, as mmdet's "
-                              f'robustness_eval: '
-                              f'{points(row["rPC_class_mean"])} %)')
-        else:
-            lines.append(f'{metric}: P {points(row.get("P"))}')
-        if vsummary:
-            vrow = vsummary.get(metric, {})
-            lines.append(
-                f'{metric} video: mPC {points(vrow.get("mPC_video"))}  rPC '
-                f'{points(vrow.get("rPC_video"))} %  γa '
-                f'{gamma((vrow.get("gamma_a") or {}).get("all"))}  γr '
-                f'{gamma((vrow.get("gamma_r") or {}).get("all"))}')
-    if show_image:
-        lines += ce_summary_lines(results, main_metrics(results))
-    warning = training_warning(results)
-    if warning:
-        lines.append(f'warning: {warning}')
-    cov = results.get('coverage') or {}
-    if cov and not cov.get('complete') and show_image:
-        done, total = cov['benchmark']
-        lines.append(f'incomplete grid: {done} of {total} benchmark cells; '
-                     'mPC averages the cells present; missing: '
-                     f'{compact_cells(cov["missing"])}')
-    vcov = video_coverage_of(results)
-    if vcov and not vcov['complete']:
-        done, total = vcov['video']
-        lines.append(f'incomplete video grid: {done} of {total} video '
-                     'cells; the video means average the cells present')
-    return '\n'.join(lines)
+    """A few plain-text lines (``templates/summary.txt.j2`` over the run's
+    view model): P, mPC and rPC of the main metrics, and with clip cells
+    a ``<metric> video: mPC x  rPC y %  γa z  γr w`` line each (γ over
+    all clip cells), the corruption errors, the training warning and
+    what is missing.
+
+    Args:
+        results (dict): Results (see :mod:`robustdet.apis.results`).
+
+    Returns:
+        str: The lines, without a final newline.
+    """
+    return render('summary.txt.j2',
+                  v=robustness_view(results)).rstrip('\n')
 
 
 def csv_report(results: Dict[str, Any]) -> str:

@@ -173,6 +173,11 @@ def _ce_view(results: Dict[str, Any],
         ]) if per else None
         out.append(dict(
             metric=metric,
+            means=[dict(family=f, pooled=v.get('mCE') is None,
+                        mCE=percent(v.get('mCE')), count=v.get('count'),
+                        rmCE=percent(v.get('rmCE')), rcount=v.get('rcount'),
+                        CE_pooled=percent(v.get('CE_pooled')))
+                   for f, v in families.items()],
             families=table(['family', 'mCE', 'relative mCE', 'CE pooled',
                             'relative CE pooled', 'flagged'], rows),
             corruptions=corruptions))
@@ -213,6 +218,15 @@ def _video_view(results: Dict[str, Any], metrics: Sequence[str],
             ])))
     done, total = coverage['video']
     return dict(
+        headline=[dict(
+            metric=m,
+            mPC=points(summary.get(m, {}).get('mPC_video')),
+            rPC=points(summary.get(m, {}).get('rPC_video')),
+            gamma_a=gamma((summary.get(m, {}).get('gamma_a') or {}).get(
+                'all')),
+            gamma_r=gamma((summary.get(m, {}).get('gamma_r') or {}).get(
+                'all'))) for m in metrics],
+        complete=coverage['complete'],
         done=done,
         total=total,
         corruptions=len(names),
@@ -227,6 +241,26 @@ def _video_view(results: Dict[str, Any], metrics: Sequence[str],
         grids=[dict(metric=m, table=severity_table(
             results, m, 'family', [(n, FAMILY_OF[n]) for n in names]))
                for m in metrics])
+
+
+def _headline(results: Dict[str, Any],
+              metrics: Sequence[str]) -> Sequence[Dict[str, Any]]:
+    """P, mPC and rPC of each metric in points, the newer families' mPC
+    and rPC where they have cells, and mmdet's class-mean rPC where
+    recorded (the one-line summary a tool prints)."""
+    out = []
+    for metric in metrics:
+        values = (results.get('summary') or {}).get(metric, {})
+        out.append(dict(
+            metric=metric,
+            **{k: points(values.get(k)) for k in ('P', 'mPC', 'rPC')},
+            families=[dict(name=f, mPC=points(values[f'mPC_{f}']),
+                           rPC=points(values.get(f'rPC_{f}')))
+                      for f in NEWER_FAMILIES
+                      if values.get(f'mPC_{f}') is not None],
+            class_mean=None if values.get('rPC_class_mean') is None else
+            points(values['rPC_class_mean'])))
+    return out
 
 
 def _coverage(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -315,6 +349,7 @@ def robustness_view(results: Dict[str, Any], index: int = 1,
         empty_cells=list(results.get('empty_cells') or []),
         skipped_images=len(results.get('skipped_images') or []),
         metrics=metrics,
+        headline=_headline(results, metrics),
         image=image,
         has_image_cells=bool(names),
         ce=_ce_view(results, metrics) if image else None,

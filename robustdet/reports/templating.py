@@ -1,8 +1,9 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """The Jinja2 environments the reports render with.
 
-Templates live in ``reports/templates/``: ``*.md.j2`` render Markdown
-(nothing escaped), ``*.html.j2`` HTML with autoescape on. HTML escapes
+Templates live in ``reports/templates/``: ``*.md.j2`` and ``*.txt.j2``
+render Markdown and plain text (nothing escaped), ``*.html.j2`` HTML
+with autoescape on. HTML escapes
 as :func:`html.escape` (quotes included), the page's escaping before the
 templates, so that ``'`` stays ``&#x27;``. Undefined names raise, so a
 template cannot print an entry the view model does not have.

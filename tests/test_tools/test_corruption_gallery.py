@@ -19,8 +19,8 @@ from robustdet.corruptions import corrupt, resolve_corruptions
 from robustdet.datasets import CorruptImage
 from robustdet.datasets.transforms.corrupt import corruption_seed
 from robustdet.datasets.video_corrupted import VideoCorruptedDataset, clip_seed
-from robustdet.reports import gallery as draw
 from robustdet.video import corrupt_clip
+from robustdet.visualization import gallery as draw
 from tests.conftest import REPO
 from tests.tool_process import run_tool
 
