@@ -62,7 +62,8 @@ def main():
     from robustdet.baselines import get_baseline
     from robustdet.reports import run_name
     from robustdet.reports.compare import (comparison, comparison_markdown,
-                                           parse_run_args, write_comparison)
+                                           write_comparison)
+    from robustdet.utils.cli import parse_run_args
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
         raise RobustDetError(
             f'--out-dir {args.out_dir} exists and is not a directory')

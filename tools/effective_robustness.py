@@ -55,9 +55,9 @@ def main():
     args = parse_args()
     from robustdet.apis.shift import load_shift_results
     from robustdet.reports import run_name
-    from robustdet.reports.compare import parse_run_args
     from robustdet.reports.effective_robustness import (er_markdown, er_report,
                                                         write_er_report)
+    from robustdet.utils.cli import parse_run_args
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
         raise RobustDetError(
             f'--out-dir {args.out_dir} exists and is not a directory')

@@ -131,7 +131,7 @@ def _runs(args, merge_shards):
     (``--merge``), else each JSON (``PATH`` or ``NAME=PATH``)."""
     from robustdet.apis.results import RESULTS_FILE
     from robustdet.reports import run_name
-    from robustdet.reports.compare import parse_run_args
+    from robustdet.utils.cli import parse_run_args
     if args.merge:
         if len(args.paths) != 1 or not osp.isdir(args.paths[0]):
             raise RobustDetError(

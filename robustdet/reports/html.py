@@ -15,10 +15,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from markupsafe import Markup
 
-from ..baselines import baseline_rows, metric_of
+from ..baselines import baseline_rows, guess_dataset, metric_of
 from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
-from .compare import comparison, guess_dataset
+from .compare import comparison
 from .compare_view import compare_view
 from .corruption_errors import COUNT_WORDS
 from .html_inputs import KIND_WORDS, ReportRun

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import sys
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .dist import (DEFAULT_DIST_TIMEOUT, LAUNCHERS, check_same_job,
                    describe_failure, init_distributed, is_distributed_failure,
@@ -406,3 +406,28 @@ def load_config(path: str, cfg_options: Optional[dict] = None,
                 f'{", ".join(require)} (e.g. one inheriting '
                 'configs/_base_/datasets/*)')
     return cfg
+
+
+def parse_run_args(items: Sequence[str]) -> List[Tuple[Optional[str], str]]:
+    """Split ``PATH`` and ``NAME=PATH`` arguments.
+
+    An argument naming an existing file is a path even if it holds a
+    ``=``.
+
+    Args:
+        items (Sequence[str]): The arguments.
+
+    Returns:
+        list[tuple]: ``(name or None, path)`` pairs.
+    """
+    pairs = []
+    for item in items:
+        if '=' in item and not os.path.exists(item):
+            name, _, path = item.partition('=')
+            if not name or not path:
+                raise RobustDetError(
+                    f'a run is PATH or NAME=PATH, got {item!r}')
+            pairs.append((name, path))
+        else:
+            pairs.append((None, item))
+    return pairs
