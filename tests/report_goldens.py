@@ -39,6 +39,8 @@ from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
 from robustdet.reports import (compare, summary_text, write_region_report,
                                write_reports)
+from robustdet.reports.effective_robustness import (er_report,
+                                                    write_er_report)
 from robustdet.reports.html import html_report
 from robustdet.reports.html_inputs import load_run
 from robustdet.reports.pmk import write_pmk_reports
@@ -57,6 +59,8 @@ RUN_B = f'{INPUTS}/reference-run/robustness.json'
 RUN_VIDEO = f'{INPUTS}/video/robustness.json'
 REGIONS = ('all', 'objects', 'background')
 SHIFT = f'{INPUTS}/shift/shift.json'
+SHIFT_B = f'{INPUTS}/shift-b/shift.json'
+SHIFT_C = f'{INPUTS}/shift-c/shift.json'
 PMK = f'{INPUTS}/pmk/pmk.json'
 IMPORTED = f'{INPUTS}/imported/robustness.json'
 
@@ -123,6 +127,8 @@ def make_inputs():
                     'fast', ['fog', 'motion_blur', 'sparkles'], skip=skip,
                     region=region)
     coco_o_result(pathlib.Path(SHIFT), step=0.031)
+    coco_o_result(pathlib.Path(SHIFT_B), level=0.47, step=0.022)
+    coco_o_result(pathlib.Path(SHIFT_C), level=0.45, step=0.012)
     os.makedirs(osp.dirname(PMK))
     files = []
     for name, obj in zip(('sets', 'gt', 'preds'), random_dataset(0)):
@@ -179,6 +185,13 @@ def render(out_dir):
     compare.write_comparison(data, osp.join(out_dir, 'compare'))
     with open(SHIFT) as f:
         write_shift_reports(json.load(f), osp.join(out_dir, 'shift'))
+    runs = []
+    for name, path in (('a', SHIFT), ('b', SHIFT_B), ('c', SHIFT_C)):
+        with open(path) as f:
+            runs.append((name, path, json.load(f)))
+    # The line over a and b; c is measured against it.
+    er = er_report(runs, fit=['a', 'b'])
+    write_er_report(er, osp.join(out_dir, 'effective_robustness'))
     with open(PMK) as f:
         write_pmk_reports(json.load(f), osp.join(out_dir, 'pmk'))
     page = html_report([
