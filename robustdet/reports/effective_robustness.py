@@ -17,6 +17,8 @@ from ..evaluation.functional.effective_robustness import \
     effective_robustness_table
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from .formatting import DASH, one_decimal
+from .templating import render
 
 FORMAT = 'robustdet.effective_robustness/1'
 STEM = 'effective_robustness'
@@ -129,33 +131,36 @@ def er_report(runs: Sequence[Run],
         runs=rows)
 
 
-def _f(value: Optional[float], fmt: str = '.1f') -> str:
-    return '–' if value is None else format(value, fmt)
+def er_view(data: Dict[str, Any]) -> Dict[str, Any]:
+    """The view model of the report: the line written out, a row of
+    written cells per run.
+
+    Args:
+        data (dict): From :func:`er_report`.
+
+    Returns:
+        dict: ``metric``, ``fitted``, ``slope``, ``intercept`` (its sign
+        and magnitude, ``'− 37.31'``), ``domains`` and ``rows``.
+    """
+    line = data['line']
+    sign = '+' if line['intercept'] >= 0 else '−'
+    return dict(
+        metric=data['metric'],
+        fitted=list(line['fitted']),
+        slope=f'{line["slope"]:.4f}',
+        intercept=f'{sign} {abs(line["intercept"]):.2f}',
+        domains=list(data['domains']),
+        rows=[[r['name'], one_decimal(r['coco']), one_decimal(r['coco_o'])] +
+              [one_decimal(r['domains'][d]) for d in data['domains']] +
+              [DASH if r['er'] is None else f'{r["er"]:+.2f}',
+               'yes' if r['fitted'] else 'no']
+              for r in data['runs']])
 
 
 def er_markdown(data: Dict[str, Any]) -> str:
-    """The report as Markdown: the line, then one row per run."""
-    out = io.StringIO()
-    w = out.write
-    line = data['line']
-    w(f'# Effective robustness on COCO-O ({data["metric"]})\n\n')
-    w(f'Line fitted by least squares over {len(line["fitted"])} run(s): '
-      + ', '.join(f'`{n}`' for n in line['fitted']) + '.\n\n')
-    w(f'COCO-O mAP = {line["slope"]:.4f} × COCO mAP '
-      f'{"+" if line["intercept"] >= 0 else "−"} '
-      f'{abs(line["intercept"]):.2f}; ER = COCO-O mAP − line. Values in '
-      'points (× 100); COCO-O mAP is the mean over the domains. No '
-      'published rows are included.\n\n')
-    domains = data['domains']
-    w('| run | COCO mAP | COCO-O mAP | ' + ' | '.join(domains) +
-      ' | ER | fitted |\n')
-    w('|---|' + '---|' * (len(domains) + 4) + '\n')
-    for row in data['runs']:
-        w(f'| {row["name"]} | {_f(row["coco"])} | {_f(row["coco_o"])} | ' +
-          ' | '.join(_f(row['domains'][d]) for d in domains) +
-          f' | {_f(row["er"], "+.2f")} | '
-          f'{"yes" if row["fitted"] else "no"} |\n')
-    return out.getvalue()
+    """The report as Markdown (``templates/effective_robustness.md.j2``
+    over :func:`er_view`): the line, then one row per run."""
+    return render('effective_robustness.md.j2', v=er_view(data))
 
 
 def er_plot(data: Dict[str, Any]) -> bytes:
