@@ -1,8 +1,8 @@
 # The demo detector trained with image corruptions: the demo data's COCO
 # layout as in faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py, with
 # RandomCorrupt right after the image loading step
-# (../_base_/random_corrupt.py: half the images get one of the 4 hold-out
-# corruptions at severity 1-5, picked per image and epoch from the run's
+# (../_base_/random_corrupt.py: half the samples get one of the 4 hold-out
+# corruptions at severity 1-5, drawn per sample and epoch from the run's
 # seed):
 #   python tools/train.py \
 #       configs/demo/faster-rcnn_r18-c16_fpn-c64_3e_demo-coco-randcorrupt.py

@@ -2,8 +2,8 @@
 # the standard scheme of ../stylized/faster-rcnn_r50_fpn_1x_city.py with
 # RandomCorrupt right after the image loading step
 # (../_base_/random_corrupt.py). The base repeats the training set 8 times
-# per epoch (RepeatDataset) and the picks change per epoch, so the 8
-# passes of an epoch corrupt an image alike:
+# per epoch (RepeatDataset); each of the 8 passes draws its own corruption
+# for an image (the draws include the sample's position in the epoch):
 #   python tools/train.py \
 #       configs/robust_training/faster-rcnn_r50_fpn_1x_city-randcorrupt.py
 _base_ = [

@@ -2,8 +2,8 @@
 # standard scheme of ../stylized/faster-rcnn_r50_fpn_1x_coco.py (same
 # model, schedule and clean val2017 test set) with RandomCorrupt right
 # after the image loading step (../_base_/random_corrupt.py: half the
-# images get one of the 4 hold-out corruptions at severity 1-5, picked per
-# image and epoch from the run's seed). Train, then test on COCO-C:
+# samples get one of the 4 hold-out corruptions at severity 1-5, drawn per
+# sample and epoch from the run's seed). Train, then test on COCO-C:
 #   python tools/train.py \
 #       configs/robust_training/faster-rcnn_r50_fpn_1x_coco-randcorrupt.py
 _base_ = [

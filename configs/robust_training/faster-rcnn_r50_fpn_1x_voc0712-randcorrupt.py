@@ -3,8 +3,8 @@
 # ../stylized/faster-rcnn_r50_fpn_1x_voc0712.py with RandomCorrupt right
 # after the image loading step of VOC2007 and VOC2012
 # (../_base_/random_corrupt.py). The base repeats the training set 3 times
-# per epoch (RepeatDataset) and the picks change per epoch, so the 3
-# passes of an epoch corrupt an image alike:
+# per epoch (RepeatDataset); each of the 3 passes draws its own corruption
+# for an image (the draws include the sample's position in the epoch):
 #   python tools/train.py \
 #       configs/robust_training/faster-rcnn_r50_fpn_1x_voc0712-randcorrupt.py
 _base_ = [

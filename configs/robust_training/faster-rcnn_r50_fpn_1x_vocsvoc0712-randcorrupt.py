@@ -3,8 +3,8 @@
 # ../stylized/faster-rcnn_r50_fpn_1x_vocsvoc0712.py (make the stylized copy
 # as described there) with RandomCorrupt right after the image loading step
 # of the four training sets, clean and stylized VOC2007 and VOC2012
-# (../_base_/random_corrupt.py; the 3 passes of an epoch corrupt an image
-# alike, as in faster-rcnn_r50_fpn_1x_voc0712-randcorrupt.py):
+# (../_base_/random_corrupt.py; each pass and each copy of an image draws
+# its own corruption, as in faster-rcnn_r50_fpn_1x_voc0712-randcorrupt.py):
 #   python tools/train.py \
 #   configs/robust_training/faster-rcnn_r50_fpn_1x_vocsvoc0712-randcorrupt.py
 _base_ = [

@@ -2,10 +2,11 @@
 """What runs a benchmark job on an mmengine ``Runner``: the grid runners
 (passes of cells from one dataloader, or the config's own test loop one
 cell at a time), their dataloader pieces, the progress hook, and the
-pictures of ``--show-dir`` (:class:`ShowHook` and its image sources)."""
-from .hooks import (GridProgressHook, ShowHook, ShowItem, ShowSettings,
-                    cell_folder, choose_items, write_set_strips,
-                    write_severity_strips)
+pictures of ``--show-dir`` (:class:`ShowHook` and its image sources),
+and the hook that keeps RandomCorrupt's epoch current in training."""
+from .hooks import (GridProgressHook, RandomCorruptHook, ShowHook, ShowItem,
+                    ShowSettings, cell_folder, choose_items, run_seed,
+                    write_set_strips, write_severity_strips)
 from .runner import (BaseGridRunner, CellLoopRunner, CellResult, CellRouter,
                      DecodedOnce, DeviceImages, GridDataset, GridImages,
                      LoadedImages, PassCollate, PassRunner,
@@ -17,8 +18,9 @@ __all__ = [
     'BaseGridRunner', 'CellLoopRunner', 'CellResult', 'CellRouter',
     'DecodedOnce', 'DeviceImages', 'GridDataset', 'GridImages',
     'GridProgressHook', 'LoadedImages', 'PassBatchSampler', 'PassCollate',
-    'PassRunner', 'ShowHook', 'ShowItem', 'ShowSettings',
+    'PassRunner', 'RandomCorruptHook', 'ShowHook', 'ShowItem', 'ShowSettings',
     'build_grid_dataloader', 'cell_dataloader_cfg', 'cell_folder',
     'choose_items', 'grid_images', 'metrics_ignore_order', 'pass_dataset',
-    'resolve_collate_fn', 'write_set_strips', 'write_severity_strips'
+    'resolve_collate_fn', 'run_seed', 'write_set_strips',
+    'write_severity_strips'
 ]

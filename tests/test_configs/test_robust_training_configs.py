@@ -1,7 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """The robust-training configs: each is its standard or combined training
 config with RandomCorrupt right after the image loading step of every
-training pipeline and RandomCorruptHook, and nothing else changed."""
+training pipeline, the training set wrapped in an EpochPositionDataset,
+and RandomCorruptHook, and nothing else changed."""
 import copy
 import glob
 import os.path as osp
@@ -10,7 +11,8 @@ import pytest
 from mmdet.registry import HOOKS, TRANSFORMS
 
 from robustdet.corruptions import HOLDOUT_CORRUPTIONS
-from robustdet.datasets import RandomCorrupt, RandomCorruptHook
+from robustdet.datasets import RandomCorrupt
+from robustdet.engine import RandomCorruptHook
 from tests.conftest import REPO
 from tests.test_configs import load_config
 
@@ -62,6 +64,8 @@ def test_every_config_is_covered():
 def test_random_corrupt_right_after_loading(pair):
     robust, _, count = pair
     cfg = _load(robust)
+    assert cfg.train_dataloader.dataset.type == 'EpochPositionDataset'
+    assert set(cfg.train_dataloader.dataset) == {'type', 'dataset'}
     pipelines = _train_pipelines(cfg.train_dataloader.dataset)
     assert len(pipelines) == count
     for pipeline in pipelines:
@@ -88,4 +92,7 @@ def test_only_the_training_pipelines_change(pair):
     assert cfg.pop('random_corrupt')['type'] == 'RandomCorrupt'
     assert cfg.pop('custom_hooks') == [dict(type='RandomCorruptHook')]
     assert 'custom_hooks' not in _load(base)
+    outer = cfg['train_dataloader']['dataset']
+    assert outer['type'] == 'EpochPositionDataset'
+    cfg['train_dataloader']['dataset'] = outer['dataset']
     assert _without_random_corrupt(cfg) == _load(base).to_dict()

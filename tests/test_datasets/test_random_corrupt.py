@@ -1,7 +1,9 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""RandomCorrupt: training-time corruptions picked per (seed, epoch, image)
-with a stable hash: reproducible pixels at any worker count, persistent
-workers and resume included, without touching the global RNGs."""
+"""RandomCorrupt: training-time corruptions drawn per (seed, epoch,
+position in the epoch, image) with a stable hash: reproducible pixels at
+any worker count and start method, persistent workers and resume
+included, a fresh draw for every sample of an epoch, without touching the
+global RNGs."""
 import copy
 import glob
 import hashlib
@@ -20,9 +22,11 @@ from mmengine.hooks import Hook
 from mmengine.runner import Runner
 
 from robustdet.corruptions import HOLDOUT_CORRUPTIONS, SELECTIONS
-from robustdet.datasets import CorruptImage, RandomCorrupt, RandomCorruptHook
-from robustdet.datasets.transforms.random_corrupt import (iter_random_corrupts,
-                                                          run_seed)
+from robustdet.datasets import (CorruptImage, EpochPositionDataset,
+                                RandomCorrupt)
+from robustdet.datasets.transforms import current_sample
+from robustdet.datasets.transforms.random_corrupt import iter_random_corrupts
+from robustdet.engine import RandomCorruptHook, run_seed
 from robustdet.utils.checkpoint import _allowed_globals
 from robustdet.utils.errors import RobustDetError
 from tests.conftest import DEMO_CONFIGS, small_config
@@ -256,7 +260,7 @@ def test_bgr_semantics_as_corrupt_image(images, channel_order):
         t.set_epoch(2)
         out = t(copy.deepcopy(results))
         assert (out['corruption'], out['severity']) == (name, 4)
-        ref = CorruptImage(name, 4, seed=t.epoch_seed(2),
+        ref = CorruptImage(name, 4, seed=t.draw_seed(2),
                            channel_order=channel_order)(
                                copy.deepcopy(results))
         np.testing.assert_array_equal(out['img'], ref['img'])
@@ -350,11 +354,13 @@ def _train(cfg, workers, work_dir, epochs=2, resume_from=None):
 def test_training_workers_persistent_workers_and_resume(demo_dir, tmp_path):
     """The demo detector trained 2 epochs with the RandomCorrupt demo
     config: the same pixels with 0 workers and with 2 persistent workers,
-    after a resume at epoch 1, and as the transform gives on its own with
-    the config's seed; the picks change between epochs."""
+    after a resume at epoch 1, and as the training set gives on its own
+    told the epoch and the config's seed; the draws change between
+    epochs."""
     cfg = small_config(RANDCORRUPT_DEMO, demo_dir)
     cfg.randomness = dict(seed=7)
-    pipeline = cfg.train_dataloader.dataset.pipeline
+    assert cfg.train_dataloader.dataset.type == 'EpochPositionDataset'
+    pipeline = cfg.train_dataloader.dataset.dataset.pipeline
     assert [t['type'] for t in pipeline[:2]] == [
         'LoadImageFromFile', 'RandomCorrupt'
     ]
@@ -382,25 +388,145 @@ def test_training_workers_persistent_workers_and_resume(demo_dir, tmp_path):
     assert picks[0] != picks[1]
     assert {row[2] is None for row in main} == {True, False}
 
-    # The transform on its own, told the epoch and the config's seed.
-    t = TRANSFORMS.build(copy.deepcopy(cfg.random_corrupt))
-    t.set_run_seed(7)
-    differs = False
-    for epoch, name, corruption, severity, digest in main:
-        t.set_epoch(epoch)
-        path = osp.join(demo_dir, 'coco', 'train2017', name)
-        out = t(_load(path))
-        assert (out['corruption'], out['severity'],
-                _digest(out['img'])) == (corruption, severity, digest)
-        t.set_run_seed(0)
-        differs |= t(_load(path))['corruption'] != corruption
-        t.set_run_seed(7)
-    assert differs, 'the run seed must reach the transform'
+    # The training set on its own, told the epoch and the config's seed.
+    dataset = DATASETS.build(copy.deepcopy(cfg.train_dataloader.dataset))
+    alone = []
+    for epoch in (0, 1):
+        dataset.set_epoch(epoch, 7)
+        for position in range(len(dataset)):
+            meta = dataset[position]['data_samples'].metainfo
+            alone.append((epoch, osp.basename(meta['img_path']),
+                          meta['corruption'], meta['severity'],
+                          meta['corrupt_digest']))
+    assert sorted(alone) == main
+    dataset.set_epoch(0, 0)
+    assert [dataset[p]['data_samples'].metainfo['corruption']
+            for p in range(len(dataset))] != [
+                row[2] for row in sorted(alone) if row[0] == 0], (
+                    'the run seed must reach the transform')
+
+
+def _loader_rows(dataset, workers, context, persistent, epochs=2):
+    """(epoch, position, corruption, severity, digest) of every sample a
+    torch DataLoader gives over ``epochs`` epochs, the epoch set on the
+    dataset before each as RandomCorruptHook does."""
+    loader = torch.utils.data.DataLoader(
+        dataset, batch_size=2, num_workers=workers, collate_fn=list,
+        multiprocessing_context=context if workers else None,
+        persistent_workers=persistent and workers > 0, shuffle=False)
+    rows = []
+    for epoch in range(epochs):
+        dataset.set_epoch(epoch, 11)
+        for batch in loader:
+            rows += [(epoch, r['position'], r['corruption'], r['severity'],
+                      r['corrupt_digest']) for r in batch]
+    loader._iterator = None
+    return rows
+
+
+@TRANSFORMS.register_module(force=True)
+class RecordPosition:
+    """Test transform: the position the outermost dataset gave."""
+
+    def __call__(self, results):
+        results['position'] = current_sample().position
+        return results
+
+
+@pytest.mark.parametrize('context', ['fork', 'spawn', 'forkserver'])
+def test_epoch_reaches_workers_on_every_start_method(demo_dir, context):
+    """The epoch set in the main process reaches the dataloader workers
+    however they start, persistent or not: the draws of 2 workers are
+    those of 0 workers, epoch by epoch."""
+    pipeline = [dict(type='LoadImageFromFile'),
+                dict(type='RandomCorrupt', prob=0.75),
+                dict(type='RecordCorruptedDigest'),
+                dict(type='RecordPosition')]
+    dataset = DATASETS.build(dict(
+        type='EpochPositionDataset',
+        dataset=dict(type='RepeatDataset', times=2, dataset=dict(
+            type='CocoDataset', data_root=osp.join(demo_dir, 'coco/'),
+            ann_file='annotations/instances_val2017.json',
+            data_prefix=dict(img='val2017/'), pipeline=pipeline))))
+    alone = _loader_rows(dataset, 0, None, False)
+    assert len(alone) == 16 and [r[1] for r in alone[:8]] == list(range(8))
+    assert [r[2:4] for r in alone[:8]] != [r[2:4] for r in alone[8:]]
+    for persistent in (True, False):
+        assert _loader_rows(dataset, 2, context, persistent) == alone
+
+
+def test_draws_per_image_over_repeats(demo_dir):
+    """One epoch of a RepeatDataset x8 of the demo train set: the number
+    of distinct draws (corruption, severity, or clean) per image is that
+    of 8 independent draws from the configured distribution."""
+    images = sorted(glob.glob(osp.join(demo_dir, 'coco', 'train2017', '*')))
+    t = RandomCorrupt(prob=0.5)  # 4 corruptions x 5 severities
+    # The draws of the transform in the pipeline, for all 64 samples.
+    pipeline = [dict(type='LoadImageFromFile'), dict(type='RandomCorrupt'),
+                dict(type='RecordPosition')]
+    dataset = DATASETS.build(dict(
+        type='EpochPositionDataset',
+        dataset=dict(type='RepeatDataset', times=8, dataset=dict(
+            type='CocoDataset', data_root=osp.join(demo_dir, 'coco/'),
+            ann_file='annotations/instances_train2017.json',
+            data_prefix=dict(img='train2017/'), pipeline=pipeline))))
+    dataset.set_epoch(0, 0)
+    seen = {}
+    for position in range(len(dataset)):
+        out = dataset[position]
+        name = osp.basename(out['img_path'])
+        assert (out['corruption'], out['severity']) == t.pick(
+            name, 0, position, 0)
+        seen.setdefault(name, []).append((out['corruption'],
+                                          out['severity']))
+    assert len(seen) == len(images) and all(
+        len(v) == 8 for v in seen.values())
+
+    # The same draws for the 400 images of the full demo train set (the
+    # transform's own pick, which the pipeline was just shown to follow).
+    def distinct(names, repeats=8):
+        return np.array([
+            len({t.pick(n, 0, k * len(names) + i, 0)
+                 for k in range(repeats)}) for i, n in enumerate(names)])
+
+    names = [f'{i:06d}.jpg' for i in range(400)]
+    found = distinct(names).mean()
+    # Independent draws: clean with 1/2, each of 20 (corruption, severity)
+    # with 1/40. E[distinct of 8] = sum over outcomes of 1 - (1 - q)^8.
+    q = np.array([0.5] + [0.5 / 20] * 20)
+    expected = float((1 - (1 - q) ** 8).sum())
+    # Its spread per image, from the same distribution (seeded numpy).
+    rng = np.random.default_rng(0)
+    sim = [len(set(rng.choice(21, 8, p=q))) for _ in range(20000)]
+    bound = 4 * np.std(sim) / np.sqrt(len(names))
+    assert abs(found - expected) < bound, (found, expected, bound)
+    assert expected == pytest.approx(np.mean(sim), abs=0.02)
+    # Before the position was in the seed, the 8 repeats shared a draw:
+    # 1 distinct draw per image.
+    assert found > 3
+
+
+def test_training_set_must_be_wrapped(demo_dir, tmp_path):
+    """RandomCorrupt in training without an EpochPositionDataset, or
+    outside the outermost dataset, is refused in one line by the hook;
+    in a dataloader worker without one it refuses too."""
+    cfg = small_config(RANDCORRUPT_DEMO, demo_dir, tmp_path)
+    cfg.train_dataloader.dataset = cfg.train_dataloader.dataset.dataset
+    cfg.val_dataloader = cfg.val_cfg = cfg.val_evaluator = None
+    runner = Runner.from_cfg(cfg)
+    with pytest.raises(RobustDetError) as e:
+        RandomCorruptHook().before_train(runner)
+    assert 'EpochPositionDataset' in _one_line(e)
+    loader = torch.utils.data.DataLoader(
+        DATASETS.build(copy.deepcopy(cfg.train_dataloader.dataset)),
+        num_workers=1, collate_fn=list)
+    with pytest.raises(Exception, match='EpochPositionDataset'):
+        next(iter(loader))
 
 
 def test_training_without_hook_fails(demo_dir, tmp_path):
     """Without RandomCorruptHook a training run would repeat epoch 0's
-    picks: refused. The hook's seed is the config's, or 0 without one."""
+    draws: refused. The hook's seed is the config's, or 0 without one."""
     cfg = small_config(RANDCORRUPT_DEMO, demo_dir, tmp_path)
     cfg.custom_hooks = []
     cfg.pop('randomness')
@@ -414,10 +540,10 @@ def test_training_without_hook_fails(demo_dir, tmp_path):
         # The failed run leaves its message hub in the training stage.
         runner.message_hub.pop_info('loop_stage')
     assert run_seed(runner) == 0
-    t, = iter_random_corrupts(runner.train_dataloader.dataset)
-    t.set_run_seed(5)
-    t.set_epoch(3)
+    dataset = runner.train_dataloader.dataset
+    assert isinstance(dataset, EpochPositionDataset)
+    dataset.set_epoch(3, 5)
     RandomCorruptHook().before_train_epoch(runner)
-    assert (t.effective_seed, t.epoch) == (0, runner.epoch)
+    assert (dataset.seed, dataset.epoch) == (0, runner.epoch)
     cfg.randomness = dict(seed=13)
     assert run_seed(Runner.from_cfg(cfg)) == 13

@@ -66,8 +66,13 @@ def make_config(path, args, work_dir):
     loader.batch_size = args.batch_size
     loader.num_workers = args.workers
     loader.persistent_workers = args.workers > 0
-    loader.dataset.indices = args.images
-    pack = loader.dataset.pipeline[-1]
+    # The RandomCorrupt config wraps the training set in an
+    # EpochPositionDataset; the plain one does not.
+    dataset = loader.dataset
+    if dataset.type == 'EpochPositionDataset':
+        dataset = dataset.dataset
+    dataset.indices = args.images
+    pack = dataset.pipeline[-1]
     pack['meta_keys'] = ('img_id', 'img_path', 'ori_shape', 'img_shape',
                          'scale_factor', 'flip', 'flip_direction',
                          'corruption')

@@ -1,26 +1,26 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """Training with image corruptions: :class:`RandomCorrupt` corrupts each
-training image with a corruption and severity picked per image and epoch,
-and :class:`RandomCorruptHook` tells it the epoch and the run's seed.
+training sample with a corruption and severity drawn per sample and
+epoch; :class:`~robustdet.datasets.EpochPositionDataset` (the outermost
+training set) tells it the epoch, the run's seed and the sample's
+position, which :class:`~robustdet.engine.RandomCorruptHook` keeps
+current.
 
-The picks and the pixels depend only on (seed, epoch, image identity),
-never on global random state: the same config and seed give the same
-pixels with any number of dataloader workers, persistent or not, and after
-a resume.
+The draws and the pixels depend only on (seed, epoch, position, image
+identity), never on global random state: the same config and seed give
+the same pixels with any number of dataloader workers, persistent or not,
+and after a resume, and every sample of an epoch draws afresh.
 """
 import inspect
-import logging
 import math
 from numbers import Real
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import torch
 from mmcv.transforms import BaseTransform
-from mmdet.registry import HOOKS, TRANSFORMS
-from mmengine.hooks import Hook
-from mmengine.logging import MessageHub, print_log
-from mmengine.runner import EpochBasedTrainLoop
+from mmdet.registry import TRANSFORMS
+from mmengine.logging import MessageHub
+from torch.utils.data import get_worker_info
 
 from ...corruptions import (BACKENDS, DEFAULT_BACKEND, SEVERITIES,
                             check_channel_order, check_severity, corrupt,
@@ -28,6 +28,7 @@ from ...corruptions import (BACKENDS, DEFAULT_BACKEND, SEVERITIES,
 from ...utils.errors import RobustDetError
 from ...utils.seeding import derive_seed
 from .corrupt import corruption_seed, image_identity
+from .sample_context import current_sample
 
 # The corruptions RandomCorrupt trains on by default: the 4 hold-out
 # (validation) corruptions of the benchmark, which no test metric but
@@ -37,8 +38,6 @@ SeverityArg = Union[int, Tuple[int, int], Sequence[int]]
 
 # The backends that run in the dataloader workers: the CPU ones.
 CPU_BACKENDS: Tuple[str, ...] = tuple(b for b in BACKENDS if b != 'torch')
-# Slots of the state shared with the dataloader workers.
-_EPOCH, _SEED, _SET = 0, 1, 2
 
 
 def _check_severities(severities: SeverityArg) -> Tuple[int, ...]:
@@ -105,31 +104,31 @@ def _check_seed(seed: Optional[int]) -> Optional[int]:
 
 @TRANSFORMS.register_module()
 class RandomCorrupt(BaseTransform):
-    """Corrupt training images at random, reproducibly: each image is
+    """Corrupt training images at random, reproducibly: each sample is
     corrupted with probability ``prob``, with a corruption drawn from
     ``corruptions`` and a severity drawn from ``severities``.
 
     Put it right after the image loading step (the benchmark corrupts
-    images at their original resolution, before resizing), and add
-    :class:`RandomCorruptHook` to the config's ``custom_hooks``: it tells
-    the transform the epoch (and the run's seed when ``seed`` is None)
-    before every epoch, in the dataloader workers too::
+    images at their original resolution, before resizing), wrap the
+    training set in :class:`~robustdet.datasets.EpochPositionDataset`,
+    and add :class:`~robustdet.engine.RandomCorruptHook` to the config's
+    ``custom_hooks``; :func:`with_random_corrupt` does the first two::
 
-        train_pipeline = [
-            dict(type='LoadImageFromFile'),
-            dict(type='RandomCorrupt'),
-            dict(type='LoadAnnotations', with_bbox=True),
-            ...
-        ]
+        train_dataloader = dict(dataset=with_random_corrupt(
+            _base_.train_dataloader.dataset,
+            dict(type='RandomCorrupt')))
         custom_hooks = [dict(type='RandomCorruptHook')]
 
-    Whether the image is corrupted, the corruption and the severity are
-    picked per image with :func:`robustdet.utils.derive_seed` from (seed,
-    epoch, image identity), and the image is corrupted with the seed
-    :class:`CorruptImage` would use under the epoch's seed
-    (:meth:`epoch_seed`). Nothing reads or advances numpy's, Python's or
-    torch's global random state, so the pixels do not depend on the
-    number of workers, on the order of loading or on a resume; the image
+    Every draw of a sample (whether it is corrupted, the corruption, the
+    severity, and the corruption's own noise) derives with
+    :func:`robustdet.utils.derive_seed` from (seed, epoch, position,
+    image identity), where the position is the sample's index in the
+    outermost dataset of the epoch (:meth:`draw_seed`). So the repeats of
+    an image under a ``RepeatDataset``, its clean and stylized copies in
+    a combined set, and same-named files in other folders all draw
+    afresh, while nothing reads or advances numpy's, Python's or torch's
+    global random state: the pixels do not depend on the number of
+    workers, the batch size, the order of loading or a resume. The image
     identity is as in :class:`CorruptImage` (the path relative to
     ``path_root``, else the file name).
 
@@ -141,15 +140,13 @@ class RandomCorrupt(BaseTransform):
     no longer measure unseen corruptions), and the corruptions that need
     depth are refused (training pipelines load no depth maps).
 
-    Outside a runner (e.g. to look at samples) it runs with epoch 0 and,
-    when ``seed`` is None, seed 0 (:meth:`set_epoch` and
-    :meth:`set_run_seed` change them); in a runner's training without
-    :class:`RandomCorruptHook` it fails with a one-line error.
-
-    The identity is the file name by default, which the clean and the
-    stylized copy of an image share: in a combined (clean + stylized)
-    training set both get the same picks in an epoch. Under a
-    ``RepeatDataset`` the repeats of an epoch get the same picks too.
+    Outside a training run (e.g. to look at samples) it runs without a
+    position, with epoch 0 and, when ``seed`` is None, seed 0
+    (:meth:`set_epoch` and :meth:`set_run_seed` change them). Where the
+    epoch cannot be known it refuses with a one-line error rather than
+    repeat epoch 0's draws: in a runner's training or a dataloader worker
+    without :class:`~robustdet.datasets.EpochPositionDataset`, or with
+    one that :class:`~robustdet.engine.RandomCorruptHook` never set.
 
     Required Keys:
 
@@ -219,63 +216,83 @@ class RandomCorrupt(BaseTransform):
         self.backend = backend
         self.channel_order = check_channel_order(channel_order)
         self.path_root = path_root
-        # (epoch, run seed, set by the hook), in shared memory: the
-        # dataloader workers (forked or spawned, persistent or not) read
-        # what the hook writes in the main process.
-        self._shared = torch.zeros(3, dtype=torch.int64).share_memory_()
-
-    @property
-    def _state(self) -> np.ndarray:
-        """The shared state, as a numpy view (made in each process)."""
-        return self._shared.numpy()
+        # The epoch and run seed of a use outside training, where no
+        # EpochPositionDataset tells them.
+        self._epoch, self._run_seed = 0, 0
 
     @property
     def epoch(self) -> int:
-        """The epoch the picks are made for."""
-        return int(self._state[_EPOCH])
+        """The epoch of a use outside training."""
+        return self._epoch
 
     def set_epoch(self, epoch: int) -> None:
-        """Set the epoch (:class:`RandomCorruptHook` does, before each
-        epoch), for this process and its dataloader workers."""
+        """Set the epoch of a use outside training (in training,
+        :class:`~robustdet.datasets.EpochPositionDataset` tells it)."""
         if isinstance(epoch, bool) or not isinstance(
                 epoch, (int, np.integer)) or epoch < 0:
             raise RobustDetError(f'epoch must be an integer >= 0, got '
                                  f'{epoch!r}')
-        self._state[_EPOCH] = int(epoch)
-        self._state[_SET] = 1
+        self._epoch = int(epoch)
 
     def set_run_seed(self, seed: Optional[int]) -> None:
-        """Set the run's seed, used when ``seed`` is None (None: 0)."""
-        self._state[_SEED] = _check_seed(seed) or 0
+        """Set the run's seed of a use outside training, used when
+        ``seed`` is None (None: 0)."""
+        self._run_seed = _check_seed(seed) or 0
 
     @property
     def effective_seed(self) -> int:
         """``seed``, or the run's seed when it is None."""
-        return self.seed if self.seed is not None else int(
-            self._state[_SEED])
+        return self.seed if self.seed is not None else self._run_seed
 
-    def epoch_seed(self, epoch: Optional[int] = None) -> int:
-        """The seed of an epoch's picks and corruptions (default: the
-        current epoch); an image picked for corruption c at severity s is
-        corrupted as ``CorruptImage(c, s, seed=epoch_seed(epoch))`` would
-        corrupt it."""
+    def draw_seed(self, epoch: Optional[int] = None,
+                  position: Optional[int] = None,
+                  run_seed: Optional[int] = None) -> int:
+        """The seed every draw of a sample derives from: (seed, epoch)
+        and, in training, the sample's position in the epoch's outermost
+        dataset. A sample drawn to corruption c at severity s is
+        corrupted as ``CorruptImage(c, s, seed=draw_seed(...))`` would
+        corrupt it.
+
+        Args:
+            epoch (int, optional): The epoch; default :attr:`epoch`.
+            position (int, optional): The sample's position; None outside
+                training.
+            run_seed (int, optional): The run's seed, used when ``seed``
+                is None; default the one :meth:`set_run_seed` set.
+
+        Returns:
+            int: A seed in ``[0, 2**32)``.
+        """
         epoch = self.epoch if epoch is None else epoch
-        return derive_seed(self.effective_seed, 'random_corrupt', epoch)
+        seed = self.seed if self.seed is not None else (
+            self._run_seed if run_seed is None else run_seed)
+        base = derive_seed(seed, 'random_corrupt', epoch)
+        return base if position is None else derive_seed(
+            base, 'position', position)
 
-    def pick(self, identity: str, epoch: Optional[int] = None
+    def pick(self, identity: str, epoch: Optional[int] = None,
+             position: Optional[int] = None,
+             run_seed: Optional[int] = None
              ) -> Tuple[Optional[str], Optional[int]]:
-        """The (corruption, severity) of an image in an epoch, (None,
-        None) when it stays clean.
+        """The (corruption, severity) of a sample, (None, None) when it
+        stays clean.
 
         Args:
             identity (str): The image's identity (see
                 :func:`image_identity`).
-            epoch (int, optional): The epoch; default the current one.
+            epoch (int, optional): The epoch; default :attr:`epoch`.
+            position (int, optional): The sample's position in the
+                epoch's outermost dataset (None outside training).
+            run_seed (int, optional): See :meth:`draw_seed`.
 
         Returns:
             tuple: ``(corruption, severity)`` or ``(None, None)``.
         """
-        seed = self.epoch_seed(epoch)
+        return self._pick(identity,
+                          self.draw_seed(epoch, position, run_seed))
+
+    def _pick(self, identity: str,
+              seed: int) -> Tuple[Optional[str], Optional[int]]:
         draw = derive_seed(seed, identity, 'apply') / 2.0**32
         if draw >= self.prob:
             return None, None
@@ -294,16 +311,25 @@ class RandomCorrupt(BaseTransform):
         Returns:
             dict: The result dict, with ``corruption`` and ``severity``.
         """
-        if not self._state[_SET]:
-            _check_not_training()
+        sample = current_sample()
+        if sample is None:
+            _check_outside_training()
+            seed = self.draw_seed()
+        elif not sample.known:
+            raise RobustDetError(
+                'RandomCorrupt does not know the epoch: add custom_hooks = '
+                "[dict(type='RandomCorruptHook')] to the config (it sets "
+                'the epoch and the run seed before every epoch)')
+        else:
+            seed = self.draw_seed(sample.epoch, sample.position, sample.seed)
         identity = image_identity(results['img_path'], self.path_root)
-        name, severity = self.pick(identity)
+        name, severity = self._pick(identity, seed)
         results['corruption'] = name
         results['severity'] = severity
         if name is None:
             return results
         img = results['img']
-        seed = corruption_seed(self.epoch_seed(), identity, name, severity)
+        seed = corruption_seed(seed, identity, name, severity)
         # mmdet loads BGR; corrupt() takes RGB.
         rgb = np.ascontiguousarray(img[..., ::-1]) if img.ndim == 3 else img
         out = corrupt(rgb, name, severity, seed=seed, backend=self.backend,
@@ -323,40 +349,51 @@ class RandomCorrupt(BaseTransform):
                 f'path_root={self.path_root!r})')
 
 
-def _check_not_training() -> None:
-    """Fail where a runner trains without :class:`RandomCorruptHook`: the
-    epoch would stay 0, the picks would repeat every epoch."""
+def _check_outside_training() -> None:
+    """Fail where the epoch should be known but is not: in a runner's
+    training or a dataloader worker, without an EpochPositionDataset the
+    draws would repeat epoch 0's, and repeats of a sample would share
+    them."""
     hub = MessageHub.get_current_instance()
-    if hub.get_info('loop_stage') == 'train':
+    if hub.get_info('loop_stage') == 'train' or get_worker_info():
         raise RobustDetError(
-            'RandomCorrupt is training without its hook: add '
-            "custom_hooks = [dict(type='RandomCorruptHook')] to the config "
-            '(it passes the epoch and the run seed to the transform)')
+            "RandomCorrupt needs the epoch and each sample's position: wrap "
+            "the training set in dict(type='EpochPositionDataset', "
+            'dataset=...) (with_random_corrupt() does) and add '
+            "custom_hooks = [dict(type='RandomCorruptHook')]")
 
 
-def with_random_corrupt(dataset: Any, step: dict) -> Any:
-    """A dataset config with ``step`` (a ``RandomCorrupt`` config) right
-    after the image loading step (the first step) of every pipeline in
-    it, wrappers (``dataset``, ``datasets``) included; for configs, e.g.
-    ``train_dataloader = dict(dataset=with_random_corrupt(
-    _base_.train_dataloader.dataset, _base_.random_corrupt))``.
-
-    Args:
-        dataset (dict | list): A dataset config (or part of one).
-        step (dict): The step to insert.
-
-    Returns:
-        dict | list: A copy with the step inserted.
-    """
+def _insert_step(dataset: Any, step: dict) -> Any:
+    """``dataset`` with ``step`` after the first step of every pipeline."""
     if isinstance(dataset, list):
-        return [with_random_corrupt(d, step) for d in dataset]
+        return [_insert_step(d, step) for d in dataset]
     if not isinstance(dataset, dict):
         return dataset
-    node = {k: with_random_corrupt(v, step) for k, v in dataset.items()}
+    node = {k: _insert_step(v, step) for k, v in dataset.items()}
     if 'pipeline' in node:
         load, *rest = node['pipeline']
         node['pipeline'] = [load, step, *rest]
     return node
+
+
+def with_random_corrupt(dataset: dict, step: dict) -> dict:
+    """A training set config with ``step`` (a ``RandomCorrupt`` config)
+    right after the image loading step (the first step) of every pipeline
+    in it, wrappers (``dataset``, ``datasets``) included, wrapped in an
+    :class:`~robustdet.datasets.EpochPositionDataset`; for configs, e.g.
+    ``train_dataloader = dict(dataset=with_random_corrupt(
+    _base_.train_dataloader.dataset, _base_.random_corrupt))``. The
+    result replaces the base's dataset (``_delete_=True``).
+
+    Args:
+        dataset (dict): A dataset config.
+        step (dict): The step to insert.
+
+    Returns:
+        dict: The wrapper's config.
+    """
+    return dict(_delete_=True, type='EpochPositionDataset',
+                dataset=_insert_step(dataset, step))
 
 
 def iter_random_corrupts(obj: Any) -> Iterator[RandomCorrupt]:
@@ -383,63 +420,3 @@ def iter_random_corrupts(obj: Any) -> Iterator[RandomCorrupt]:
             if not (child is None or inspect.isroutine(child) or isinstance(
                     child, (str, bytes, Real, dict, np.ndarray))):
                 stack.append(child)
-
-
-@HOOKS.register_module()
-class RandomCorruptHook(Hook):
-    """Pass the epoch and the run's seed to the :class:`RandomCorrupt`
-    transforms of the training set, before every training epoch.
-
-    The transforms keep them in shared memory, which the dataloader
-    workers read when they load an image: workers forked once and kept
-    (``persistent_workers=True``) see every epoch, and a resumed run sees
-    the epoch it resumes at (``runner.epoch``). mmengine's message hub
-    would not do: persistent workers keep the copy of it made when they
-    started, at epoch 0. The hook runs before the loop hands the epoch's
-    first indices to the workers, and an epoch's samples are all loaded
-    before the next epoch's hook runs. The run's seed is the config's
-    ``randomness.seed``, or 0 where none is set (mmengine then draws a
-    random seed, which would make the picks unrepeatable).
-
-    An iteration-based loop has one epoch: its passes over the data repeat
-    the same picks (a warning says so).
-    """
-
-    priority = 'NORMAL'
-
-    def before_train(self, runner) -> None:
-        """Say what it drives; warn where that is nothing or the loop is
-        iteration-based."""
-        count = len(self._transforms(runner))
-        if not count:
-            print_log(
-                'RandomCorruptHook: the training set has no RandomCorrupt '
-                'transform', logger='current', level=logging.WARNING)
-            return
-        print_log(
-            f'RandomCorruptHook: {count} RandomCorrupt transform(s), run '
-            f'seed {run_seed(runner)}', logger='current')
-        if not isinstance(runner.train_loop, EpochBasedTrainLoop):
-            print_log(
-                'RandomCorruptHook: the training loop is not epoch-based, '
-                'so every pass over the data repeats the picks of epoch 0',
-                logger='current', level=logging.WARNING)
-
-    def before_train_epoch(self, runner) -> None:
-        """Set the epoch and the run seed on the training transforms."""
-        seed = run_seed(runner)
-        for transform in self._transforms(runner):
-            transform.set_run_seed(seed)
-            transform.set_epoch(runner.epoch)
-
-    @staticmethod
-    def _transforms(runner) -> List[RandomCorrupt]:
-        return list(iter_random_corrupts(runner.train_dataloader.dataset))
-
-
-def run_seed(runner) -> int:
-    """The run's seed for :class:`RandomCorrupt`: the config's
-    ``randomness.seed``, or 0 where none is set."""
-    randomness = (runner.cfg.get('randomness') or {})
-    seed = randomness.get('seed')
-    return 0 if seed is None else int(seed)

@@ -1,10 +1,11 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 from .grid_progress_hook import GridProgressHook
+from .random_corrupt_hook import RandomCorruptHook, run_seed
 from .show_hook import (ShowHook, ShowItem, ShowSettings, cell_folder,
                         choose_items, write_set_strips, write_severity_strips)
 
 __all__ = [
-    'GridProgressHook', 'ShowHook', 'ShowItem', 'ShowSettings',
-    'cell_folder', 'choose_items', 'write_set_strips',
-    'write_severity_strips'
+    'GridProgressHook', 'RandomCorruptHook', 'ShowHook', 'ShowItem',
+    'ShowSettings', 'cell_folder', 'choose_items', 'run_seed',
+    'write_set_strips', 'write_severity_strips'
 ]
