@@ -39,8 +39,7 @@ from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
 from robustdet.reports import (compare, summary_text, write_region_report,
                                write_reports)
-from robustdet.reports.effective_robustness import (er_report,
-                                                    write_er_report)
+from robustdet.reports.effective_robustness import er_report, write_er_report
 from robustdet.reports.html import html_report
 from robustdet.reports.html_inputs import load_run
 from robustdet.reports.pmk import write_pmk_reports

@@ -1,7 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """Train a detector from a config with mmengine's Runner (as mmdet's
-``tools/train.py``), with robustdet's modules registered and one-line
-errors for bad input."""
+``tools/train.py``), with robustdet's modules registered, one-line
+errors for bad input, and what the model was trained on written into its
+checkpoints (``TrainingRecordHook``)."""
 
 from robustdet.utils.cli import (ArgumentParser, add_runner_args, cli_entry,
                                  default_work_dir, init_launcher, load_config)
@@ -25,6 +26,7 @@ def main():
     import torch
     from mmengine.runner import Runner
 
+    from robustdet.engine import with_training_record
     from robustdet.utils import register_all_modules
     from robustdet.utils.checkpoint import checkpoint_safe_globals
     register_all_modules()
@@ -35,6 +37,8 @@ def main():
     init_launcher(args, cfg)
     cfg.work_dir = (args.work_dir or cfg.get('work_dir')
                     or default_work_dir(args.config))
+    # Every checkpoint records what the model was trained on.
+    cfg.custom_hooks = with_training_record(cfg.get('custom_hooks'))
     if args.resume:
         cfg.resume = True
         cfg.load_from = None

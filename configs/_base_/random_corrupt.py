@@ -6,9 +6,10 @@
 # `random_corrupt` right after the image loading step of every training
 # pipeline and wrap the training set in an EpochPositionDataset
 # (with_random_corrupt); RandomCorruptHook sets the epoch and the seed on
-# it, for the dataloader workers too. The 15 benchmark corruptions stay unseen, so mPC
-# still measures unseen corruptions; the newer families (cbar,
-# 3dcc_depth_free) are left out so that mPC_cbar and mPC_3dcc do too.
+# it, for the dataloader workers too. The 15 benchmark corruptions stay
+# unseen, so mPC still measures unseen corruptions; the newer families
+# (cbar, 3dcc_depth_free) are left out so that mPC_cbar and mPC_3dcc do
+# too.
 random_corrupt = dict(
     type='RandomCorrupt',
     corruptions=('holdout', ),

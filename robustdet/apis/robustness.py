@@ -71,7 +71,7 @@ from .results import (DEFAULT_VIDEO_CLIPS, check_same_run, config_fingerprint,
                       drop_stale_codec_cells, has_cell, load_results,
                       new_results, record_cell, results_path, save_results)
 from .testing import build_test_runner
-from .training_record import training_corruptions
+from .training_record import run_training_record
 
 
 def _resolve_device(device: str) -> Any:
@@ -276,9 +276,13 @@ class RobustnessJob:
             grid_cells(self.corruptions, self.severities), *self.shard)
 
 
-def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
+def prepare_results(job: RobustnessJob, cfg: Any,
+                    trained: Optional[Dict[str, Any]] = None
+                    ) -> Dict[str, Any]:
     """Load the results to resume, or start new ones; refuse results of
-    another run unless ``overwrite``."""
+    another run unless ``overwrite``. ``trained`` is what the detector saw
+    in training (:func:`~robustdet.apis.training_record.
+    run_training_record`), recorded as ``training_corruptions``."""
     identity = dict(
         config_sha256=config_fingerprint(cfg),
         checkpoint_sha256=sha256_file(job.checkpoint),
@@ -298,7 +302,6 @@ def prepare_results(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
              cells_per_pass=job.cells_per_pass))
     # What the detector saw in training (not part of the identity: the
     # config's fingerprint does not cover the training pipeline).
-    trained = training_corruptions(cfg)
     fresh = new_results(
         identity,
         config=job.config,
@@ -457,7 +460,8 @@ def run_robustness(job: RobustnessJob, cfg: Any) -> Dict[str, Any]:
         job.show.check_outside([cfg.test_dataloader.dataset])
     test_cfg, in_passes = _test_loop_cfg(cfg, job)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
-    results = prepare_results(job, cfg)
+    results = prepare_results(
+        job, cfg, run_training_record(ckpt, job.checkpoint, cfg))
     if job.ground_truth == 'pipeline':
         cfg = pipeline_ground_truth_cfg(
             cfg, ', '.join(n for n in job.video_corruptions

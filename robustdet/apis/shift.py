@@ -37,6 +37,7 @@ from ..version import __version__
 from .job_configs import unwrap_corrupted
 from .results import config_fingerprint, read_results_file
 from .testing import build_test_runner
+from .training_record import run_training_record
 
 FORMAT = 'robustdet-shift/1'
 RESULTS_FILE = 'shift.json'
@@ -386,9 +387,14 @@ def load_shift_results(path: str) -> Dict[str, Any]:
     return read_results_file(path, FORMAT, 'shift results')
 
 
-def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
+def prepare_shift_results(job: ShiftJob, cfg: Any,
+                          trained: Optional[Dict[str, Any]] = None
+                          ) -> Dict[str, Any]:
     """The results to continue: those on disk if they are this run's,
-    else a new record (another run's are refused unless overwrite)."""
+    else a new record (another run's are refused unless overwrite), with
+    what the detector saw in training (``trained``, see
+    :func:`~robustdet.apis.training_record.run_training_record`) as
+    ``training_corruptions``."""
     identity = _identity(job, cfg)
     if osp.exists(job.results_file) and not job.overwrite:
         old = load_shift_results(job.results_file)
@@ -398,6 +404,7 @@ def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
                 f'{job.results_file} holds results of another run '
                 f'({diffs[0]} differs); use another --work-dir or '
                 '--overwrite')
+        old['training_corruptions'] = trained
         return old
     record = dict(
         format=FORMAT,
@@ -406,7 +413,8 @@ def prepare_shift_results(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
         config=job.config,
         checkpoint=job.checkpoint,
         reference=job.bench.reference,
-        table=job.bench.table)
+        table=job.bench.table,
+        training_corruptions=trained)
     if job.bench.mean_name:
         record['mean_name'] = job.bench.mean_name
     return dict(record, splits={}, seconds={}, summary={})
@@ -479,7 +487,8 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     for split in job.splits:
         check_split_inputs(job.bench, split, *dirs)
     ckpt = load_checkpoint_file(job.checkpoint, unsafe=job.unsafe_load)
-    results = prepare_shift_results(job, cfg)
+    results = prepare_shift_results(
+        job, cfg, run_training_record(ckpt, job.checkpoint, cfg))
     todo = [s for s in job.splits if s not in results['splits']]
     if not todo:
         return results

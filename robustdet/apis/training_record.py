@@ -1,55 +1,55 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""Which corruptions a detector saw in training, as its config says.
+"""What the detector under test saw in training, for the results.
 
-A detector trained with :class:`~robustdet.datasets.RandomCorrupt` has
-seen those corruptions: their cells no longer measure robustness to an
-unseen corruption, and with ``allow_benchmark=True`` mPC itself no
-longer does. ``test_robust.py`` records what the config's training
-pipelines hold (``training_corruptions`` in the results) and the reports
-warn.
+The checkpoint says it (:func:`robustdet.datasets.training_record.
+checkpoint_record`: its own record, else the training config mmengine
+stored beside the weights, else "unknown"); the test config's training
+pipelines add what they hold, so a mark is never lost whichever config
+the run is tested with. ``test_robust.py`` and ``test_shift.py`` store
+the result as ``training_corruptions``; every report and comparison
+shows the warning of :func:`robustdet.reports.runs.training_warning`
+beside the run.
 """
-import copy
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict
 
-from mmdet.registry import TRANSFORMS
-
-from ..corruptions import BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES
+from ..datasets.training_record import (checkpoint_record, merge_records,
+                                        record_of_config)
 
 
-def _steps(node: Any, found: List[Dict[str, Any]]) -> None:
-    """Collect the ``RandomCorrupt`` step configs below ``node``."""
-    if isinstance(node, dict):
-        kind = node.get('type')
-        if getattr(kind, '__name__', kind) == 'RandomCorrupt':
-            found.append(node)
-        for value in node.values():
-            _steps(value, found)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            _steps(value, found)
-
-
-def training_corruptions(cfg: Any) -> Optional[Dict[str, Any]]:
-    """The corruptions of the ``RandomCorrupt`` steps of a config's
-    training dataloader, or None when it has none.
+def training_corruptions(cfg: Any) -> Dict[str, Any]:
+    """The record of a config's training pipelines (``source``
+    ``'test config'``).
 
     Args:
         cfg (mmengine.Config): A full config (its ``train_dataloader``).
 
     Returns:
-        dict | None: ``transform`` (``'RandomCorrupt'``), ``corruptions``
-        (every corruption a step may apply, table order) and
-        ``benchmark`` (those of them among the 15 of mPC).
+        dict: The record
+        (:func:`robustdet.datasets.training_record.make_record`).
     """
-    found: List[Dict[str, Any]] = []
-    _steps(cfg.get('train_dataloader'), found)
-    if not found:
-        return None
-    names = set()
-    for step in found:
-        names.update(TRANSFORMS.build(copy.deepcopy(dict(step))).corruptions)
-    ordered = [n for n in CORRUPTION_NAMES if n in names]
-    return dict(
-        transform='RandomCorrupt',
-        corruptions=ordered,
-        benchmark=[n for n in ordered if n in BENCHMARK_CORRUPTIONS])
+    return record_of_config(cfg.to_dict(), 'test config')
+
+
+def run_training_record(checkpoint: Dict[str, Any], path: str,
+                        cfg: Any) -> Dict[str, Any]:
+    """What the tested detector saw in training: the checkpoint's record
+    with whatever the test config's training pipelines add.
+
+    Args:
+        checkpoint (dict): The loaded checkpoint.
+        path (str): Its path, for messages.
+        cfg (mmengine.Config): The test config.
+
+    Returns:
+        dict: The record; ``source`` is where it came from
+        (``'checkpoint'``, ``'checkpoint config'``, ``'test config'`` or
+        ``'unknown'``).
+
+    Raises:
+        RobustDetError: The checkpoint's record is malformed.
+    """
+    own = checkpoint_record(checkpoint, path)
+    tested = training_corruptions(cfg)
+    if not tested['transforms'] and not tested['stylized']:
+        return own
+    return merge_records(own, tested)

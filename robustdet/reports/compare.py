@@ -258,7 +258,8 @@ def _ce_families(data: Dict[str, Any]) -> List[str]:
 def comparison_csv(data: Dict[str, Any]) -> str:
     """The first table as CSV, one line per row (values in points, rPC in
     %, empty where undefined), with each run's ``mPC_<corruption>``
-    columns (empty for published rows).
+    columns (empty for published rows) and, last, its training warning
+    (``warning``: empty where there is none).
 
     Args:
         data (dict): From :func:`comparison`.
@@ -278,7 +279,7 @@ def comparison_csv(data: Dict[str, Any]) -> str:
                     [f'mPC_{c}' for c in data['corruptions']] +
                     [f'{k}_{f}' for f in families for k in CE_KEYS] +
                     [f'{k}_{f}' for f in families
-                     for k in CE_COUNTS.values()])
+                     for k in CE_COUNTS.values()] + ['warning'])
 
     def text(value):
         return '' if value is None else value
@@ -296,7 +297,7 @@ def comparison_csv(data: Dict[str, Any]) -> str:
             ] + [
                 text(((row.get('ce') or {}).get(f) or {}).get(k))
                 for f in families for k in CE_COUNTS.values()
-            ])
+            ] + [row.get('warning', '')])
     return out.getvalue()
 
 

@@ -142,18 +142,33 @@ def video_names(results: Dict[str, Any]) -> List[str]:
 
 
 def training_warning(results: Dict[str, Any]) -> Optional[str]:
-    """A warning when the detector saw corruptions in training
-    (``training_corruptions``, recorded from its config), else None."""
+    """The warning of a run whose detector saw corruptions in training,
+    or whose training is unknown (``training_corruptions``: the
+    checkpoint's training record, see
+    :mod:`robustdet.datasets.training_record`), else None.
+
+    Args:
+        results (dict): A run's results; those written before the record
+            (no entry, or the older ``transform`` form) are read too.
+
+    Returns:
+        str | None: The warning.
+    """
     trained = results.get('training_corruptions')
     if not trained:
         return None
-    seen = ', '.join(trained['corruptions'])
+    if trained.get('source') == 'unknown':
+        return ('training record unknown: the checkpoint records neither '
+                'what it was trained on nor its training config')
+    if not trained['corruptions']:
+        return None
+    how = ', '.join(trained.get('transforms') or [trained.get('transform')])
     if trained['benchmark']:
-        return (f'trained with {trained["transform"]} on benchmark '
-                f'corruptions ({", ".join(trained["benchmark"])}): mPC no '
-                'longer measures robustness to unseen corruptions')
-    return (f'trained with {trained["transform"]} on {seen}: their cells '
-            'are not unseen corruptions; the 15 of mPC are')
+        return (f'trained with {how} on benchmark corruptions '
+                f'({", ".join(trained["benchmark"])}): mPC no longer '
+                'measures robustness to unseen corruptions')
+    return (f'trained with {how} on {", ".join(trained["corruptions"])}: '
+            'their cells are not unseen corruptions; the 15 of mPC are')
 
 
 def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from .formatting import percent, points
 from .robustness_view import cell, label, row, table
+from .runs import training_warning
 
 
 def shift_main_metrics(results: Dict[str, Any]) -> List[str]:
@@ -72,6 +73,7 @@ def shift_view(results: Dict[str, Any], index: int = 1) -> Dict[str, Any]:
         reference=results.get('reference'),
         table=results.get('table'),
         mean_name=mean_name,
+        warning=training_warning(results),
         metrics=metrics)
 
 
@@ -85,7 +87,9 @@ def shift_runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
         named (Sequence[tuple[str, dict]]): ``(name, shift.json)`` pairs.
 
     Returns:
-        list[dict]: ``benchmark``, ``metric`` and ``table`` each.
+        list[dict]: ``benchmark``, ``metric``, ``table`` and ``warnings``
+        (``name``, ``warning`` of each run trained on corruptions or of
+        unknown training) each.
     """
     out = []
     benchmarks = list(dict.fromkeys(r.get('benchmark') for _, r in named))
@@ -104,6 +108,9 @@ def shift_runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
                     for v in ((values.get('splits') or {}).get(s)
                               for s in splits)
                 ]))
-            out.append(dict(benchmark=bench, metric=metric,
-                            table=table(['run'] + splits, rows)))
+            out.append(dict(
+                benchmark=bench, metric=metric,
+                table=table(['run'] + splits, rows),
+                warnings=[dict(name=n, warning=training_warning(r))
+                          for n, r in group if training_warning(r)]))
     return out

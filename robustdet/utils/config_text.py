@@ -1,5 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""A config whose formatted text is made once per content.
+"""Config text: a config whose formatted text is made once per content,
+and the data of a config's text read without running it.
 
 mmengine's ``Runner`` asks for ``cfg.pretty_text`` four times while it
 starts (the config it dumps into the work dir, the visualizer's copy, the
@@ -9,11 +10,14 @@ about a third of a short run's time after the imports. The formatted text
 depends only on the unformatted one, so :class:`FormattedOnceConfig` keeps
 it per unformatted text: the same bytes as mmengine's, made once.
 """
+import ast
 import collections
 import copy
-from typing import Any
+from typing import Any, Dict
 
 from mmengine.config import Config
+
+from .errors import RobustDetError
 
 # Unformatted text -> mmengine's formatted text, the latest few.
 _FORMATTED: 'collections.OrderedDict[str, str]' = collections.OrderedDict()
@@ -66,3 +70,62 @@ def format_once(cfg: Any) -> FormattedOnceConfig:
     other = FormattedOnceConfig.__new__(FormattedOnceConfig)
     other.__dict__.update(cfg.__dict__)
     return other
+
+
+def literal_config(text: str) -> Dict[str, Any]:
+    """The top-level assignments of a config's text as plain data,
+    without running any of it (a checkpoint's ``meta['cfg']`` comes from
+    whoever made the file).
+
+    Literals, lists, tuples, dicts and ``dict(key=value, ...)`` calls are
+    read as data; any other expression (a name, an attribute, another
+    call) is kept as its source text and never evaluated; statements
+    other than ``name = value`` are skipped.
+
+    Args:
+        text (str): The config's Python text (mmengine's
+            ``Config.pretty_text``).
+
+    Returns:
+        dict: Name to value.
+
+    Raises:
+        RobustDetError: The text is not Python, or is nested too deeply.
+    """
+    try:
+        tree = ast.parse(text)
+        return {
+            node.targets[0].id: _literal(node.value)
+            for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        }
+    except SyntaxError as e:
+        raise RobustDetError(
+            f'the config text is not Python (line {e.lineno}: {e.msg})'
+        ) from None
+    except (RecursionError, MemoryError):
+        raise RobustDetError('the config text is nested too deeply') from None
+
+
+def _literal(node: ast.AST) -> Any:
+    """The data of an expression node (see :func:`literal_config`)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        values = [_literal(e) for e in node.elts]
+        return tuple(values) if isinstance(node, ast.Tuple) else values
+    if isinstance(node, ast.Dict):
+        return {
+            _literal(k): _literal(v)
+            for k, v in zip(node.keys, node.values) if k is not None
+        }
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == 'dict' and not node.args):
+        return {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg}
+    if isinstance(node, ast.UnaryOp) and isinstance(
+            node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = node.operand.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value
+    return ast.unparse(node)

@@ -433,6 +433,16 @@ class RecordPosition:
         return results
 
 
+def _repeated(demo_dir, split, times, pipeline):
+    """The demo split ``times`` over, in an EpochPositionDataset."""
+    return DATASETS.build(dict(
+        type='EpochPositionDataset',
+        dataset=dict(type='RepeatDataset', times=times, dataset=dict(
+            type='CocoDataset', data_root=osp.join(demo_dir, 'coco/'),
+            ann_file=f'annotations/instances_{split}.json',
+            data_prefix=dict(img=f'{split}/'), pipeline=pipeline))))
+
+
 @pytest.mark.parametrize('context', ['fork', 'spawn', 'forkserver'])
 def test_epoch_reaches_workers_on_every_start_method(demo_dir, context):
     """The epoch set in the main process reaches the dataloader workers
@@ -442,12 +452,7 @@ def test_epoch_reaches_workers_on_every_start_method(demo_dir, context):
                 dict(type='RandomCorrupt', prob=0.75),
                 dict(type='RecordCorruptedDigest'),
                 dict(type='RecordPosition')]
-    dataset = DATASETS.build(dict(
-        type='EpochPositionDataset',
-        dataset=dict(type='RepeatDataset', times=2, dataset=dict(
-            type='CocoDataset', data_root=osp.join(demo_dir, 'coco/'),
-            ann_file='annotations/instances_val2017.json',
-            data_prefix=dict(img='val2017/'), pipeline=pipeline))))
+    dataset = _repeated(demo_dir, 'val2017', 2, pipeline)
     alone = _loader_rows(dataset, 0, None, False)
     assert len(alone) == 16 and [r[1] for r in alone[:8]] == list(range(8))
     assert [r[2:4] for r in alone[:8]] != [r[2:4] for r in alone[8:]]
@@ -464,12 +469,7 @@ def test_draws_per_image_over_repeats(demo_dir):
     # The draws of the transform in the pipeline, for all 64 samples.
     pipeline = [dict(type='LoadImageFromFile'), dict(type='RandomCorrupt'),
                 dict(type='RecordPosition')]
-    dataset = DATASETS.build(dict(
-        type='EpochPositionDataset',
-        dataset=dict(type='RepeatDataset', times=8, dataset=dict(
-            type='CocoDataset', data_root=osp.join(demo_dir, 'coco/'),
-            ann_file='annotations/instances_train2017.json',
-            data_prefix=dict(img='train2017/'), pipeline=pipeline))))
+    dataset = _repeated(demo_dir, 'train2017', 8, pipeline)
     dataset.set_epoch(0, 0)
     seen = {}
     for position in range(len(dataset)):

@@ -1,16 +1,23 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """tools/train.py launched over 2 processes (gloo, CPU): mmengine's
 distributed training with robustdet's launcher setup (a model wrapper
-without CUDA devices), rank 0 writing the logs and checkpoints. Not
-cpu_sensitive: nothing here depends on the weights it trains."""
+without CUDA devices), rank 0 writing the logs and checkpoints; resume,
+and the training record every checkpoint carries. Not cpu_sensitive:
+nothing here depends on the weights it trains."""
 import glob
 import os
 
 import torch
 
+from robustdet.apis.training_record import run_training_record
+from robustdet.datasets.training_record import RECORD_KEY
+from robustdet.reports.runs import training_warning
 from robustdet.utils import load_checkpoint_file
-from tests.conftest import FRCNN_DEMO, REPO
+from tests.conftest import DEMO_CONFIGS, FRCNN_DEMO, REPO
 from tests.tool_process import run_ranks, run_tool
+
+RANDCORRUPT_DEMO = os.path.join(
+    DEMO_CONFIGS, 'faster-rcnn_r18-c16_fpn-c64_3e_demo-coco-randcorrupt.py')
 
 
 def test_two_processes(small_cfg_factory, tmp_path):
@@ -39,8 +46,15 @@ def test_two_processes(small_cfg_factory, tmp_path):
 def test_resume(small_cfg_factory, tmp_path):
     """--resume continues from the last checkpoint: mmengine loads it with
     torch's weights_only loader, which needs robustdet's allow-list for
-    mmengine's own HistoryBuffer (torch >= 2.6)."""
-    cfg = small_cfg_factory(FRCNN_DEMO)
+    mmengine's own HistoryBuffer (torch >= 2.6).
+
+    Every checkpoint records what the model was trained on: epoch 1 with
+    RandomCorrupt on fog (a benchmark corruption, allowed), epoch 2
+    resumed without it keeps fog; a test under the plain config is
+    marked from the checkpoint alone."""
+    cfg = small_cfg_factory(RANDCORRUPT_DEMO)
+    cfg.train_dataloader.dataset.dataset.pipeline[1].update(
+        corruptions=['fog', 'saturate'], allow_benchmark=True)
     cfg.train_cfg.max_epochs = 1
     cfg.param_scheduler = []
     config = str(tmp_path / 'train_config.py')
@@ -49,10 +63,25 @@ def test_resume(small_cfg_factory, tmp_path):
     first = run_tool('tools/train.py', config, '--work-dir', str(work),
                      cwd=REPO)
     assert first.returncode == 0, first.stderr[-3000:]
-    cfg.train_cfg.max_epochs = 2
-    cfg.dump(config)
+    record = load_checkpoint_file(str(work / 'epoch_1.pth'))['meta'][
+        RECORD_KEY]
+    assert record['transforms'] == ['RandomCorrupt']
+    assert record['corruptions'] == ['fog', 'saturate']
+    assert record['benchmark'] == ['fog'] and record['config_sha256']
+
+    plain = small_cfg_factory(FRCNN_DEMO)
+    plain.train_cfg.max_epochs = 2
+    plain.param_scheduler = []
+    plain.dump(config)
     again = run_tool('tools/train.py', config, '--work-dir', str(work),
                      '--resume', cwd=REPO)
     assert again.returncode == 0, again.stderr[-3000:]
     assert 'resumed epoch: 1' in again.stdout + again.stderr
-    assert (work / 'epoch_2.pth').exists()
+    path = str(work / 'epoch_2.pth')
+    resumed = load_checkpoint_file(path)['meta'][RECORD_KEY]
+    assert resumed['corruptions'] == ['fog', 'saturate']
+    assert resumed['config_sha256'].count(',') == 1  # both configs
+    trained = run_training_record(load_checkpoint_file(path), path, plain)
+    assert trained['source'] == 'checkpoint'
+    assert 'mPC no longer measures' in training_warning(
+        dict(training_corruptions=trained))

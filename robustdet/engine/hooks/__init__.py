@@ -3,9 +3,11 @@ from .grid_progress_hook import GridProgressHook
 from .random_corrupt_hook import RandomCorruptHook, run_seed
 from .show_hook import (ShowHook, ShowItem, ShowSettings, cell_folder,
                         choose_items, write_set_strips, write_severity_strips)
+from .training_record_hook import TrainingRecordHook, with_training_record
 
 __all__ = [
     'GridProgressHook', 'RandomCorruptHook', 'ShowHook', 'ShowItem',
     'ShowSettings', 'cell_folder', 'choose_items', 'run_seed',
-    'write_set_strips', 'write_severity_strips'
+    'TrainingRecordHook', 'with_training_record', 'write_set_strips',
+    'write_severity_strips'
 ]
