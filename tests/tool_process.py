@@ -71,11 +71,73 @@ def _interpreter_path(pythonpath: Optional[str]) -> List[str]:
     return json.loads(out)[1:]
 
 
+# Set to a folder, a child records there every path it (or a process it
+# forks, dataloader workers included) opens for writing, creates, renames
+# onto or removes: ``<folder>/rank<RANK>.<pid>``, a path a line.
+AUDIT_ENV = 'ROBUSTDET_AUDIT_WRITES'
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND
+
+
+def _audit_writes(folder: str, rank: str) -> None:
+    """Install an audit hook that records what this process writes
+    (``sys.addaudithook``: Python's own file operations; files written
+    by C code that bypasses them, e.g. OpenCV's ``imwrite``, are not
+    seen)."""
+    log = open(osp.join(folder, f'rank{rank}.{os.getpid()}'), 'a',
+               buffering=1)
+
+    def note(path):
+        if isinstance(path, (str, bytes, os.PathLike)):
+            log.write(osp.abspath(os.fsdecode(path)) + '\n')
+
+    def hook(event, args):
+        if event == 'open':
+            path, mode, flags = args
+            if (any(c in mode for c in 'wax+') if isinstance(mode, str)
+                    else isinstance(flags, int) and flags & _WRITE_FLAGS):
+                note(path)
+        elif event in ('os.rename', 'os.replace'):
+            note(args[1])
+        elif event in ('os.mkdir', 'os.remove', 'os.rmdir', 'shutil.rmtree'):
+            note(args[0])
+
+    sys.addaudithook(hook)
+
+
+def audited_writes(folder: str) -> Dict[int, List[str]]:
+    """What each rank recorded (:data:`AUDIT_ENV`): rank -> paths."""
+    found: Dict[int, List[str]] = {}
+    for name in sorted(os.listdir(folder)):
+        rank = int(name[len('rank'):].split('.')[0])
+        with open(osp.join(folder, name), encoding='utf-8') as f:
+            found.setdefault(rank, []).extend(f.read().splitlines())
+    return found
+
+
+def check_only_rank0_writes(folder: str, work_dir: str) -> List[str]:
+    """Assert that no rank but 0 wrote under ``work_dir``; return what
+    they wrote elsewhere (temporary files, caches), for the test to
+    check."""
+    work_dir = osp.abspath(str(work_dir))
+    found = audited_writes(folder)
+    assert 0 in found and any(
+        p.startswith(work_dir + os.sep) for p in found[0]), (
+            'rank 0 wrote nothing under the work dir: the audit saw nothing')
+    others = [p for rank, paths in found.items() if rank != 0
+              for p in paths]
+    inside = [p for p in others
+              if p == work_dir or p.startswith(work_dir + os.sep)]
+    assert not inside, f'ranks other than 0 wrote under {work_dir}: {inside}'
+    return sorted(set(others))
+
+
 def _child(script: str, args: Sequence[str], cwd: str, env: Dict[str, str],
            path: List[str], out_path: str, err_path: str) -> None:
     for fd, name in ((1, out_path), (2, err_path)):
         with open(name, 'wb') as f:
             os.dup2(f.fileno(), fd)
+    if env.get(AUDIT_ENV):
+        _audit_writes(env[AUDIT_ENV], env.get('RANK', '0'))
     # As in a fresh interpreter: no start method chosen yet.
     multiprocessing.set_start_method(None, force=True)
     os.chdir(cwd)
@@ -199,7 +261,8 @@ def rank_env(rank: int, world_size: int, port: int,
 def start_ranks(script: str, args: Sequence[Any], world_size: int,
                 cwd: Optional[str] = None,
                 rank_args: Optional[Sequence[Sequence[Any]]] = None,
-                port: Optional[int] = None) -> List[ToolProcess]:
+                port: Optional[int] = None,
+                audit: Optional[str] = None) -> List[ToolProcess]:
     """Start ``world_size`` ranks of ``python SCRIPT ARGS --launcher
     pytorch`` on this machine, as torchrun would (rank 0 holds the
     rendezvous store at ``port``).
@@ -211,15 +274,18 @@ def start_ranks(script: str, args: Sequence[Any], world_size: int,
         cwd (str, optional): Working directory.
         rank_args (Sequence[Sequence], optional): More arguments, per rank.
         port (int, optional): ``MASTER_PORT``; a free one if None.
+        audit (str, optional): A folder to record each rank's writes in
+            (:data:`AUDIT_ENV`, :func:`check_only_rank0_writes`).
 
     Returns:
         list[ToolProcess]: The ranks, in order.
     """
     port = free_port() if port is None else port
+    extra = {AUDIT_ENV: str(audit)} if audit else {}
     return [
         ToolProcess(script, [*args, *(rank_args[r] if rank_args else ()),
                              '--launcher', 'pytorch'], cwd,
-                    rank_env(r, world_size, port))
+                    dict(rank_env(r, world_size, port), **extra))
         for r in range(world_size)
     ]
 

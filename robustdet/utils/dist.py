@@ -165,6 +165,34 @@ def choose_backend(configured: Optional[str],
     return backend
 
 
+def check_not_launched(environ: Optional[Dict[str, str]] = None) -> None:
+    """Refuse ``--launcher none`` in one of several processes that torchrun
+    or mpirun started: each would run the whole job on its own and all
+    of them would write into one work dir.
+
+    Args:
+        environ (dict, optional): The environment; ``os.environ`` if None.
+
+    Raises:
+        RobustDetError: One line naming the launcher and the flag.
+    """
+    environ = os.environ if environ is None else environ
+    for launcher, size, markers in (
+            ('pytorch', 'WORLD_SIZE', ('TORCHELASTIC_RUN_ID', 'LOCAL_RANK')),
+            ('mpi', 'OMPI_COMM_WORLD_SIZE', ('OMPI_COMM_WORLD_RANK', ))):
+        try:
+            count = int(environ.get(size, '1'))
+        except ValueError:
+            continue
+        if count > 1 and any(m in environ for m in markers):
+            starter = 'torchrun' if launcher == 'pytorch' else 'mpirun'
+            raise RobustDetError(
+                f'this process is one of {count} that {starter} started '
+                f'({size}={count}), but --launcher is none: each would run '
+                f'the whole job into the same work dir; pass --launcher '
+                f'{launcher}')
+
+
 def init_distributed(launcher: str,
                      dist_cfg: Optional[Dict[str, Any]] = None,
                      timeout: Optional[float] = None,
@@ -188,6 +216,7 @@ def init_distributed(launcher: str,
     if launcher == 'none':
         if dist.is_available() and dist.is_initialized():
             return dist.get_rank(), dist.get_world_size()
+        check_not_launched()
         return 0, 1
     if dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()

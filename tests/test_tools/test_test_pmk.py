@@ -11,7 +11,7 @@ from mmengine.config import Config
 
 from demo_data.video import generate_video_demo
 from tests.conftest import REPO, replace_data_root
-from tests.tool_process import run_ranks, run_tool
+from tests.tool_process import check_only_rank0_writes, run_ranks, run_tool
 
 PMK_CONFIG = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py')
@@ -70,12 +70,16 @@ def test_test_pmk_over_processes(pmk_setup, clean_pmk, tmp_path):
     """Launched over 2 processes (27 frames: an uneven split), the report
     of one process: every set, worst frame and score."""
     config, ckpt, _ = pmk_setup
+    audit = tmp_path / 'audit'
+    audit.mkdir()
+    work = tmp_path / 'w'
     procs = run_ranks('tools/test_pmk.py', config, ckpt, '--k', '3',
-                      '--work-dir', tmp_path, cwd=REPO)
+                      '--work-dir', work, cwd=REPO, audit=audit)
     for proc in procs:
         assert proc.returncode == 0, proc.stderr[-3000:]
+    check_only_rank0_writes(audit, work)
     _, single = clean_pmk
-    assert json.loads((tmp_path / 'pmk.json').read_text()) == single
+    assert json.loads((work / 'pmk.json').read_text()) == single
     assert '| k | mAP50' in procs[0].stdout
     assert not any(p.stdout.strip() for p in procs[1:])
 

@@ -19,8 +19,8 @@ import pytest
 
 from robustdet.apis.results import RESULTS_FILE, load_results
 from tests.conftest import REPO
-from tests.tool_process import (free_port, rank_env, run_ranks, run_tool,
-                                start_ranks)
+from tests.tool_process import (check_only_rank0_writes, free_port, rank_env,
+                                run_ranks, run_tool, start_ranks)
 
 TOOL = 'tools/test_robust.py'
 GRID = ['--corruptions', 'gaussian_noise', 'defocus_blur', '--severities',
@@ -78,12 +78,17 @@ def test_three_ranks_give_the_numbers_of_one_process(single, demo_checkpoint,
     shards on torchrun and slurm ranks merged: tests/test_docs/test_docs.py
     runs docs/distributed.md."""
     work = tmp_path / 'w'
+    audit = tmp_path / 'audit'
+    audit.mkdir()
     procs = run_ranks(TOOL, *_args(demo_checkpoint, work), world_size=3,
-                      cwd=REPO)
+                      cwd=REPO, audit=audit)
     _ok(procs)
     assert _numbers(work) == _numbers(single)
-    # Only rank 0 writes: the files of one process, no temporary ones.
+    # Only rank 0 writes: the files of one process, no temporary ones;
+    # every file any rank opened for writing, created or renamed is
+    # recorded, and ranks 1 and 2 wrote nothing under the work dir.
     assert _files(work) == _files(single)
+    check_only_rank0_writes(audit, work)
     # Rank 0 prints the summary and the paths; the others print nothing.
     assert 'results: ' in procs[0].stdout
     for proc in procs[1:]:

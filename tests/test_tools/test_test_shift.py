@@ -10,7 +10,7 @@ import pytest
 from demo_data.foggy import write_foggy_cityscapes
 from robustdet.apis.shift import RESULTS_FILE
 from tests.conftest import REPO, small_config
-from tests.tool_process import run_ranks, run_tool
+from tests.tool_process import check_only_rank0_writes, run_ranks, run_tool
 
 FOGGY_DEMO = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
@@ -166,10 +166,13 @@ def test_shift_and_test_over_processes(foggy_setup, tmp_path):
               'beta=0.02')
     one = run(config, ckpt, *splits, '--work-dir', str(tmp_path / 'one'))
     assert one.returncode == 0, one.stderr[-3000:]
+    audit = tmp_path / 'audit'
+    audit.mkdir()
     two = run_ranks('tools/test_shift.py', config, ckpt, *splits,
-                    '--work-dir', tmp_path / 'two', cwd=REPO)
+                    '--work-dir', tmp_path / 'two', cwd=REPO, audit=audit)
     for proc in two:
         assert proc.returncode == 0, proc.stderr[-3000:]
+    check_only_rank0_writes(audit, tmp_path / 'two')
     a, b = (json.loads((tmp_path / w / RESULTS_FILE).read_text())
             for w in ('one', 'two'))
     assert a['splits'] == b['splits'] and a['summary'] == b['summary']

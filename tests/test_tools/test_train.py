@@ -14,7 +14,7 @@ from robustdet.datasets.training_record import RECORD_KEY
 from robustdet.reports.runs import training_warning
 from robustdet.utils import load_checkpoint_file
 from tests.conftest import DEMO_CONFIGS, FRCNN_DEMO, REPO
-from tests.tool_process import run_ranks, run_tool
+from tests.tool_process import check_only_rank0_writes, run_ranks, run_tool
 
 RANDCORRUPT_DEMO = os.path.join(
     DEMO_CONFIGS, 'faster-rcnn_r18-c16_fpn-c64_3e_demo-coco-randcorrupt.py')
@@ -27,9 +27,13 @@ def test_two_processes(small_cfg_factory, tmp_path):
     config = str(tmp_path / 'train_config.py')
     cfg.dump(config)
     work = tmp_path / 'w'
-    procs = run_ranks('tools/train.py', config, '--work-dir', work, cwd=REPO)
+    audit = tmp_path / 'audit'
+    audit.mkdir()
+    procs = run_ranks('tools/train.py', config, '--work-dir', work, cwd=REPO,
+                      audit=audit)
     for proc in procs:
         assert proc.returncode == 0, proc.stderr[-3000:]
+    check_only_rank0_writes(audit, work)
     ckpt = load_checkpoint_file(str(work / 'epoch_1.pth'))
     weights = ckpt['state_dict']
     assert weights and all(torch.isfinite(v).all() for v in

@@ -7,9 +7,11 @@ import torch
 from mmengine.config import Config
 
 from robustdet.utils import RobustDetError
-from robustdet.utils.dist import (check_same_job, choose_backend,
-                                  init_distributed, job_digest, launcher_env,
-                                  prepare_runner_cfg)
+from robustdet.utils.dist import (check_not_launched, check_same_job,
+                                  choose_backend, init_distributed, job_digest,
+                                  launcher_env, prepare_runner_cfg)
+from tests.conftest import FRCNN_DEMO, REPO
+from tests.tool_process import rank_env, run_tool
 
 TORCHRUN = dict(RANK='1', WORLD_SIZE='2', LOCAL_RANK='1',
                 MASTER_ADDR='10.0.0.1', MASTER_PORT='29600')
@@ -29,6 +31,32 @@ def test_torchrun_environment():
         launcher_env('pytorch', dict(TORCHRUN, RANK='2'))
     with pytest.raises(RobustDetError, match="RANK='x' is not an integer"):
         launcher_env('pytorch', dict(TORCHRUN, RANK='x'))
+
+
+def test_launched_without_launcher_is_refused(tmp_path):
+    """torchrun or mpirun without --launcher would start N whole runs into
+    one work dir: each process refuses in one line."""
+    for env, words in (
+            (dict(TORCHRUN, TORCHELASTIC_RUN_ID='x'),
+             'one of 2 that torchrun'),
+            (dict(WORLD_SIZE='4', LOCAL_RANK='0'), '--launcher pytorch'),
+            (dict(OMPI_COMM_WORLD_SIZE='2', OMPI_COMM_WORLD_RANK='1'),
+             '--launcher mpi')):
+        with pytest.raises(RobustDetError, match=words):
+            check_not_launched(env)
+    for env in ({}, dict(WORLD_SIZE='1', LOCAL_RANK='0'),
+                dict(WORLD_SIZE='2'), dict(WORLD_SIZE='x', LOCAL_RANK='0')):
+        check_not_launched(env)
+    # A real tool, started as torchrun starts rank 1 of 2.
+    work = tmp_path / 'w'
+    proc = run_tool('tools/train.py', FRCNN_DEMO, '--work-dir', work,
+                    cwd=REPO, env=rank_env(1, 2, 29999))
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines() == [
+        'error: this process is one of 2 that torchrun started '
+        '(WORLD_SIZE=2), but --launcher is none: each would run the whole '
+        'job into the same work dir; pass --launcher pytorch']
+    assert not work.exists()
 
 
 def test_slurm_and_mpi_environments():

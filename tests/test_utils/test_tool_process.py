@@ -3,13 +3,15 @@
 exit status, streams, working directory, environment, ``sys.path`` and
 start method, compared here with real interpreters."""
 import json
+import os
 import subprocess
 import sys
 import time
 
 import pytest
 
-from tests.tool_process import PRELOAD, run_tool
+from tests.tool_process import (AUDIT_ENV, PRELOAD, audited_writes,
+                                check_only_rank0_writes, run_tool)
 
 REPORT = """
 import importlib.util, json, multiprocessing, os, sys
@@ -80,3 +82,29 @@ def test_preloaded_imports_print_nothing():
         capture_output=True, text=True)
     assert proc.returncode == 0
     assert proc.stderr == '' and proc.stdout == ''
+
+
+def test_audit_sees_a_rank_writing(tmp_path):
+    """The write audit of the distributed tests can fail: a rank other
+    than 0 that writes into the work dir, by open(), os.open() or an
+    atomic rename, is caught; rank 0 writing is not."""
+    work = tmp_path / 'work'
+    work.mkdir()
+    script = tmp_path / 'writer.py'
+    script.write_text(
+        'import os, sys\n'
+        'd = sys.argv[1]\n'
+        'open(os.path.join(d, "a.txt"), "w").close()\n'
+        'fd = os.open(os.path.join(d, "b.tmp"), os.O_CREAT | os.O_WRONLY)\n'
+        'os.close(fd)\n'
+        'os.replace(os.path.join(d, "b.tmp"), os.path.join(d, "b.txt"))\n')
+    audit = tmp_path / 'audit'
+    audit.mkdir()
+    for rank in ('0', '1'):
+        env = dict(os.environ, RANK=rank, **{AUDIT_ENV: str(audit)})
+        assert run_tool(str(script), work, env=env).returncode == 0
+    found = audited_writes(str(audit))
+    assert sorted(found[1]) == sorted(
+        str(work / n) for n in ('a.txt', 'b.tmp', 'b.txt'))
+    with pytest.raises(AssertionError, match='ranks other than 0 wrote'):
+        check_only_rank0_writes(str(audit), work)
