@@ -8,9 +8,10 @@ import os
 import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from .dist import (DEFAULT_DIST_TIMEOUT, LAUNCHERS, check_same_job,
-                   describe_failure, init_distributed, is_distributed_failure,
-                   prepare_runner_cfg)
+from .dist import (DEFAULT_DIST_TIMEOUT, DEFAULT_STALL_TIMEOUT, LAUNCHERS,
+                   check_same_job, describe_failure, finished,
+                   init_distributed, is_distributed_failure,
+                   prepare_runner_cfg, watchdog_fired)
 from .errors import RobustDetError
 from .io import sha256_file
 
@@ -70,6 +71,14 @@ def add_launcher_args(parser: argparse.ArgumentParser) -> None:
         help='with a launcher: how long a rank waits for the others before '
         'the job stops (default: env_cfg.dist_cfg.timeout, else '
         f'{DEFAULT_DIST_TIMEOUT})')
+    parser.add_argument(
+        '--dist-stall-timeout',
+        type=float,
+        default=None,
+        metavar='SECONDS',
+        help='with a launcher: how long another rank may go without a '
+        'heartbeat (killed, stopped or frozen) before this one stops too '
+        f'(default {DEFAULT_STALL_TIMEOUT:g})')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
 
 
@@ -99,8 +108,9 @@ def init_launcher(args: argparse.Namespace,
         dist_cfg = (cfg.get('env_cfg') or {}).get('dist_cfg') or {}
     asked = (getattr(args, 'cfg_options', None)
              or {}).get('env_cfg.dist_cfg.backend')
-    rank, world_size = init_distributed(args.launcher, dist_cfg,
-                                        args.dist_timeout, asked)
+    rank, world_size = init_distributed(
+        args.launcher, dist_cfg, args.dist_timeout, asked,
+        getattr(args, 'dist_stall_timeout', None))
     if cfg is not None:
         prepare_runner_cfg(cfg, args.launcher)
     if rank != 0:
@@ -322,8 +332,10 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
 
     :class:`RobustDetError` prints ``error: <message>`` and exits with
     status 2; a failed collective operation of a launched job (a rank
-    stopped, or did not answer in time) prints which rank and exits with
-    status 3; Ctrl-C exits with status 130. Anything else keeps its
+    stopped, or did not answer in time) or the heartbeat watchdog
+    (another rank stopped beating) prints which rank and exits with
+    status 3; Ctrl-C exits with status 130. A ``main`` that returns tells
+    the other ranks that this one finished. Anything else keeps its
     traceback, since it is a bug.
 
     Args:
@@ -338,10 +350,15 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
     def wrapper() -> None:
         try:
             status = main()
+            finished()
         except RobustDetError as e:
             print(f'error: {e}', file=sys.stderr)
             sys.exit(2)
         except KeyboardInterrupt:
+            stopped = watchdog_fired()
+            if stopped:
+                print(f'error: {stopped}', file=sys.stderr)
+                sys.exit(3)
             print('interrupted', file=sys.stderr)
             sys.exit(130)
         except RuntimeError as e:

@@ -27,6 +27,7 @@ finds the group started and uses it):
 
 :func:`check_same_job` then compares what each rank was asked to do.
 """
+import _thread
 import atexit
 import datetime
 import hashlib
@@ -34,6 +35,7 @@ import inspect
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
@@ -53,7 +55,13 @@ DEFAULT_PORT = '29500'
 # HEARTBEAT_MISSED of them has stopped.
 HEARTBEAT_INTERVAL = 1.0
 HEARTBEAT_MISSED = 3
+# Seconds a rank may go without a heartbeat before the others stop
+# (--dist-stall-timeout): a killed, stopped (SIGSTOP) or frozen process
+# stops beating; a busy one keeps beating, from its own thread.
+DEFAULT_STALL_TIMEOUT = 30.0
 _HEARTBEAT_KEY = 'robustdet/heartbeat/{}'
+# Set by a rank that finished its work: its heartbeat may stop.
+DONE_KEY = 'robustdet/done/{}'
 # The running job: rank, world size, timeout, store, heartbeat.
 _JOB: Dict[str, Any] = {}
 
@@ -196,7 +204,9 @@ def check_not_launched(environ: Optional[Dict[str, str]] = None) -> None:
 def init_distributed(launcher: str,
                      dist_cfg: Optional[Dict[str, Any]] = None,
                      timeout: Optional[float] = None,
-                     backend: Optional[str] = None) -> Tuple[int, int]:
+                     backend: Optional[str] = None,
+                     stall_timeout: Optional[float] = None
+                     ) -> Tuple[int, int]:
     """Join the launched job's process group (once).
 
     Args:
@@ -209,6 +219,9 @@ def init_distributed(launcher: str,
             for the others (default ``dist_cfg['timeout']``, else
             :data:`DEFAULT_DIST_TIMEOUT`).
         backend (str, optional): A backend the user asked for explicitly.
+        stall_timeout (float, optional): Seconds another rank may go
+            without a heartbeat before this one stops (default
+            :data:`DEFAULT_STALL_TIMEOUT`; see :class:`Heartbeat`).
 
     Returns:
         tuple[int, int]: This process's rank and the world size.
@@ -233,6 +246,12 @@ def init_distributed(launcher: str,
         timeout = timeout.total_seconds()
     if timeout <= 0:
         raise RobustDetError(f'{source} must be > 0, got {timeout}')
+    stall_timeout = (DEFAULT_STALL_TIMEOUT
+                     if stall_timeout is None else stall_timeout)
+    if stall_timeout < 2 * HEARTBEAT_INTERVAL:
+        raise RobustDetError(
+            f'--dist-stall-timeout must be >= {2 * HEARTBEAT_INTERVAL:g} s '
+            f'(two heartbeats), got {stall_timeout:g}')
     if torch.cuda.is_available():
         torch.cuda.set_device(env['local_rank'])
     # torchrun and slurm set these already; mmengine and torch read them.
@@ -258,14 +277,23 @@ def init_distributed(launcher: str,
     store = dist.distributed_c10d._get_default_store()
     _JOB.update(rank=env['rank'], world_size=env['world_size'],
                 timeout=timeout, store=store,
-                heartbeat=_Heartbeat(store, env['rank']))
+                heartbeat=Heartbeat(store, env['rank'], env['world_size'],
+                                     stall_timeout))
     _JOB['heartbeat'].start()
     return env['rank'], env['world_size']
 
 
-class _Heartbeat(threading.Thread):
+class Heartbeat(threading.Thread):
     """Counts up this rank's key in the store every
-    :data:`HEARTBEAT_INTERVAL` seconds, until the process ends.
+    :data:`HEARTBEAT_INTERVAL` seconds, until the process ends, and
+    watches the other ranks' keys: one that has not moved for
+    ``stall_timeout`` seconds and has not said it finished (killed,
+    stopped by SIGSTOP, or frozen whole) stops this rank too. The main
+    thread is interrupted (``KeyboardInterrupt`` at its next Python
+    step, so within the batch it is computing), and the tool prints one
+    line naming the rank and exits with status 3 (:func:`watchdog_fired`,
+    :func:`robustdet.utils.cli.cli_entry`). A store that stops answering
+    (rank 0, which holds it, is gone) does the same.
 
     It is stopped and joined when the interpreter exits (``atexit``, which
     runs before teardown): left running, it could be inside a call into
@@ -274,10 +302,17 @@ class _Heartbeat(threading.Thread):
     SIGABRT) after a run that succeeded.
     """
 
-    def __init__(self, store: Any, rank: int) -> None:
+    def __init__(self, store: Any, rank: int, world_size: int = 1,
+                 stall_timeout: float = DEFAULT_STALL_TIMEOUT) -> None:
         super().__init__(name='robustdet-heartbeat', daemon=True)
         self.store = store
         self.key = _HEARTBEAT_KEY.format(rank)
+        self.others = [r for r in range(world_size) if r != rank]
+        self.stall_timeout = stall_timeout
+        self.seen: Dict[int, Tuple[int, float]] = {}
+        # The ranks found stopped ([] until then; None: the store is gone).
+        self.stopped: Optional[List[int]] = []
+        self.fired = False
         self.stopping = threading.Event()
         self.beat()
         atexit.register(self.stop)
@@ -285,18 +320,82 @@ class _Heartbeat(threading.Thread):
     def beat(self) -> None:
         self.store.add(self.key, 1)
 
+    def watch(self) -> None:
+        """Fire on the other ranks whose heartbeat has not moved for
+        ``stall_timeout`` seconds, unless they finished."""
+        now = time.monotonic()
+        late = []
+        for rank, count in _heartbeats(self.store, self.others).items():
+            last = self.seen.get(rank)
+            if last is None or last[0] != count:
+                self.seen[rank] = (count, now)
+            elif now - last[1] >= self.stall_timeout and not self.store.add(
+                    DONE_KEY.format(rank), 0):
+                late.append(rank)
+        if late:
+            self.fire(late)
+
+    def fire(self, stopped: Optional[List[int]]) -> None:
+        """Stop watching and interrupt the main thread; if it is blocked
+        in a collective operation that waits for the stopped rank, end
+        the process after another ``stall_timeout`` seconds with the same
+        line and status."""
+        self.stopped, self.fired = stopped, True
+        self.stopping.set()
+        _thread.interrupt_main()
+        timer = threading.Timer(self.stall_timeout, _exit_stopped)
+        timer.daemon = True
+        timer.start()
+
     def run(self) -> None:
         while not self.stopping.wait(HEARTBEAT_INTERVAL):
             try:
                 self.beat()
-            except Exception:  # the store is gone: nothing to tell
+                self.watch()
+            except Exception:  # the store is gone
+                if not self.stopping.is_set():
+                    self.fire(None)
                 return
 
     def stop(self) -> None:
         """Stop beating and wait for a beat in flight to return."""
         self.stopping.set()
-        if self.is_alive():
+        if self.is_alive() and self is not threading.current_thread():
             self.join(timeout=10 * HEARTBEAT_INTERVAL)
+
+
+def _exit_stopped() -> None:
+    """End a process whose main thread did not stop when interrupted."""
+    print(f'error: {watchdog_fired()}', file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+def finished() -> None:
+    """Tell the other ranks that this one finished its work, so that its
+    heartbeat may stop (:func:`robustdet.utils.cli.cli_entry` calls it
+    when a tool's ``main`` returns)."""
+    if _JOB:
+        try:
+            _JOB['store'].add(DONE_KEY.format(_JOB['rank']), 1)
+        except Exception:  # the store is gone: nobody is watching
+            pass
+
+
+def watchdog_fired() -> Optional[str]:
+    """The one line on the rank the watchdog found stopped, if it fired
+    (what interrupted the main thread), else None."""
+    beat = _JOB.get('heartbeat')
+    if beat is None or not beat.fired:
+        return None
+    if beat.stopped is None:
+        who = 'the rendezvous store is gone: rank 0 or the launcher stopped'
+    else:
+        many = len(beat.stopped) > 1
+        who = (f'rank{"s" if many else ""} '
+               f'{", ".join(map(str, beat.stopped))} stopped (no heartbeat '
+               f'for {beat.stall_timeout:g} s, --dist-stall-timeout)')
+    return (f'{who}; rank {_JOB["rank"]} stops too (what is finished is '
+            'kept: rerun to resume)')
 
 
 def _heartbeats(store: Any, ranks: List[int]) -> Dict[int, int]:

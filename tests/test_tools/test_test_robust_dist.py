@@ -126,25 +126,43 @@ def test_resume_across_world_sizes(single, demo_checkpoint, tmp_path):
     assert not [f for f in _files(work) if f.endswith(('.tmp', '.part'))]
 
 
-def test_a_dead_rank_stops_the_others(demo_checkpoint, tmp_path):
-    """Rank 1 killed mid-grid: rank 0 stops in one line naming it, well
-    within --dist-timeout, and what was finished resumes."""
-    work = tmp_path / 'w'
+def _stop_rank_1(demo_checkpoint, work, sig):
+    """Start 2 ranks (a 5 s stall timeout), send rank 1 ``sig`` once a
+    cell is recorded; rank 0's result and seconds until it ended."""
     ranks = start_ranks(TOOL, _args(demo_checkpoint, work, '--dist-timeout',
-                                    '60'), 2, cwd=REPO)
+                                    '120', '--dist-stall-timeout', '5'),
+                        2, cwd=REPO)
     try:
         _wait_for_cells(work / RESULTS_FILE, 1, ranks)
-        os.kill(ranks[1].pid, signal.SIGKILL)
+        os.kill(ranks[1].pid, sig)
         start = time.time()
         proc = ranks[0].wait(timeout=120)
+        return proc, time.time() - start
     finally:
         for rank in ranks:
+            if sig == signal.SIGSTOP and rank.process.is_alive():
+                os.kill(rank.pid, signal.SIGCONT)
             rank.kill()
-    assert time.time() - start < 60
-    # after its log, one line: which rank stopped
+
+
+@pytest.mark.parametrize('sig', [signal.SIGKILL, signal.SIGSTOP],
+                         ids=['killed', 'stopped'])
+def test_a_dead_or_stopped_rank_stops_the_others(demo_checkpoint, tmp_path,
+                                                sig):
+    """Rank 1 killed (kill -9) or stopped (SIGSTOP, alive but frozen)
+    mid-grid: rank 0 stops in one line naming it, with status 3, within
+    2 x --dist-stall-timeout + a heartbeat (here 11 s; a killed rank's
+    closed connection may end a collective sooner), far within
+    --dist-timeout (120 s), and what was finished resumes."""
+    work = tmp_path / 'w'
+    proc, took = _stop_rank_1(demo_checkpoint, work, sig)
     assert proc.returncode == 3, proc.stderr[-3000:]
+    assert took < 2 * 5 + 1 + 5, took  # + the batch and the message
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith('error: rank 1 stopped; rank 0 stops too'), last
+    assert last.startswith('error: rank 1 stopped'), last
+    assert 'rank 0 stops too' in last
+    if sig == signal.SIGSTOP:
+        assert 'no heartbeat for 5 s' in last, last
     assert 'Traceback' not in proc.stderr
     assert load_results(str(work / RESULTS_FILE))['seconds']
 

@@ -2,14 +2,18 @@
 """robustdet.utils.dist without a process group: where a rank stands
 under each launcher, the backend, the runner config of a launched job and
 bad launches. Started jobs: tests/test_tools/test_test_robust_dist.py."""
+import time
+
 import pytest
 import torch
+import torch.distributed as dist
 from mmengine.config import Config
 
 from robustdet.utils import RobustDetError
-from robustdet.utils.dist import (check_not_launched, check_same_job,
-                                  choose_backend, init_distributed, job_digest,
-                                  launcher_env, prepare_runner_cfg)
+from robustdet.utils.dist import (DONE_KEY, Heartbeat, check_not_launched,
+                                  check_same_job, choose_backend,
+                                  init_distributed, job_digest, launcher_env,
+                                  prepare_runner_cfg)
 from tests.conftest import FRCNN_DEMO, REPO
 from tests.tool_process import rank_env, run_tool
 
@@ -134,3 +138,36 @@ def test_job_digest_and_one_process():
     assert job_digest(a) == job_digest(dict(reversed(list(a.items()))))
     assert job_digest(a) != job_digest(dict(a, seed=1))
     check_same_job(a)  # one process: nothing to compare
+
+
+def test_watchdog_names_silent_ranks_not_finished_ones():
+    """The heartbeat watchdog: a rank whose counter has not moved for the
+    stall timeout is named, unless it said it finished; a beat clears
+    it."""
+    store = dist.HashStore()
+    watcher = Heartbeat(store, 0, 3, stall_timeout=2)
+    other = Heartbeat(store, 1, 3, stall_timeout=2)
+    Heartbeat(store, 2, 3, stall_timeout=2)
+    fired = []
+    watcher.fire = fired.append
+    watcher.watch()
+    assert fired == [] and set(watcher.seen) == {1, 2}
+
+    def age():
+        for rank, (count, _) in watcher.seen.items():
+            watcher.seen[rank] = (count, time.monotonic() - 3)
+
+    age()
+    watcher.watch()
+    assert fired == [[1, 2]]
+    store.add(DONE_KEY.format(2), 1)
+    other.beat()
+    fired.clear()
+    age()
+    watcher.watch()  # rank 1 beat since, rank 2 finished
+    assert fired == []
+    age()
+    watcher.watch()
+    assert fired == [[1]]
+    for beat in (watcher, other):
+        beat.stop()
