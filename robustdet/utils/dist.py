@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import torch
 import torch.distributed as dist
@@ -310,6 +310,8 @@ class Heartbeat(threading.Thread):
         self.others = [r for r in range(world_size) if r != rank]
         self.stall_timeout = stall_timeout
         self.seen: Dict[int, Tuple[int, float]] = {}
+        # The ranks that said they finished.
+        self.done: Set[int] = set()
         # The ranks found stopped ([] until then; None: the store is gone).
         self.stopped: Optional[List[int]] = []
         self.fired = False
@@ -326,11 +328,14 @@ class Heartbeat(threading.Thread):
         now = time.monotonic()
         late = []
         for rank, count in _heartbeats(self.store, self.others).items():
+            if rank in self.done or self.store.add(DONE_KEY.format(rank),
+                                                   0):
+                self.done.add(rank)
+                continue
             last = self.seen.get(rank)
             if last is None or last[0] != count:
                 self.seen[rank] = (count, now)
-            elif now - last[1] >= self.stall_timeout and not self.store.add(
-                    DONE_KEY.format(rank), 0):
+            elif now - last[1] >= self.stall_timeout:
                 late.append(rank)
         if late:
             self.fire(late)
@@ -353,7 +358,8 @@ class Heartbeat(threading.Thread):
                 self.beat()
                 self.watch()
             except Exception:  # the store is gone
-                if not self.stopping.is_set():
+                # Rank 0 holds it: gone after rank 0 finished is the end.
+                if not self.stopping.is_set() and 0 not in self.done:
                     self.fire(None)
                 return
 
@@ -372,13 +378,24 @@ def _exit_stopped() -> None:
 
 def finished() -> None:
     """Tell the other ranks that this one finished its work, so that its
-    heartbeat may stop (:func:`robustdet.utils.cli.cli_entry` calls it
-    when a tool's ``main`` returns)."""
-    if _JOB:
-        try:
-            _JOB['store'].add(DONE_KEY.format(_JOB['rank']), 1)
-        except Exception:  # the store is gone: nobody is watching
-            pass
+    heartbeat may stop, and stop watching them
+    (:func:`robustdet.utils.cli.cli_entry` calls it when a tool's
+    ``main`` returns). Rank 0, which holds the store, waits up to two
+    heartbeats for the others to finish too, so that none takes the
+    store's end for a failure."""
+    beat = _JOB.get('heartbeat')
+    if beat is None:
+        return
+    store, rank = _JOB['store'], _JOB['rank']
+    try:
+        store.add(DONE_KEY.format(rank), 1)
+        end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
+        while rank == 0 and time.monotonic() < end and not all(
+                store.add(DONE_KEY.format(r), 0) for r in beat.others):
+            time.sleep(0.05)
+    except Exception:  # the store is gone: nobody is watching
+        pass
+    beat.stop()
 
 
 def watchdog_fired() -> Optional[str]:
