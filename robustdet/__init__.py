@@ -2,8 +2,8 @@
 """robustdet: how far mmdetection detectors can be trusted when images get
 worse.
 
-Importing the package registers its transforms, datasets, metrics and data
-preprocessor into mmdet's registries, so
+Importing the package registers its transforms, datasets, hooks, metrics
+and data preprocessor into mmdet's registries, so
 ``custom_imports = dict(imports=['robustdet'])`` in a config is all that is
 needed.
 """
@@ -11,7 +11,8 @@ from .utils.version_gate import check_versions
 
 check_versions()
 
-from . import corruptions, datasets, evaluation, models  # noqa: E402,F401
+from . import (corruptions, datasets, engine,  # noqa: E402,F401,E501
+               evaluation, models)
 from .utils import register_all_modules  # noqa: E402
 from .version import __version__, version_info  # noqa: E402
 

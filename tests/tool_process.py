@@ -72,8 +72,10 @@ def _interpreter_path(pythonpath: Optional[str]) -> List[str]:
 
 
 # Set to a folder, a child records there every path it (or a process it
-# forks, dataloader workers included) opens for writing, creates, renames
-# onto or removes: ``<folder>/rank<RANK>.<pid>``, a path a line.
+# forks, dataloader workers included) opens for writing, renames onto or
+# removes: ``<folder>/rank<RANK>.<pid>``, a path a line. Directories are
+# not counted: mmengine's Runner makes the work dir and its log folder on
+# every rank.
 AUDIT_ENV = 'ROBUSTDET_AUDIT_WRITES'
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND
 
@@ -98,7 +100,7 @@ def _audit_writes(folder: str, rank: str) -> None:
                 note(path)
         elif event in ('os.rename', 'os.replace'):
             note(args[1])
-        elif event in ('os.mkdir', 'os.remove', 'os.rmdir', 'shutil.rmtree'):
+        elif event in ('os.remove', 'os.rmdir', 'shutil.rmtree'):
             note(args[0])
 
     sys.addaudithook(hook)

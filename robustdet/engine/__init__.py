@@ -4,9 +4,9 @@
 cell at a time), their dataloader pieces, the progress hook, and the
 pictures of ``--show-dir`` (:class:`ShowHook` and its image sources),
 and the hook that keeps RandomCorrupt's epoch current in training."""
-from .hooks import (GridProgressHook, RandomCorruptHook, ShowHook, ShowItem,
-                    ShowSettings, TrainingRecordHook, cell_folder,
-                    choose_items, run_seed, with_training_record,
+from .hooks import (GridProgressHook, RandomCorruptHook, RankZeroLoggerHook,
+                    ShowHook, ShowItem, ShowSettings, TrainingRecordHook,
+                    cell_folder, choose_items, run_seed, with_training_record,
                     write_set_strips, write_severity_strips)
 from .runner import (BaseGridRunner, CellLoopRunner, CellResult, CellRouter,
                      DecodedOnce, DeviceImages, GridDataset, GridImages,
@@ -19,8 +19,8 @@ __all__ = [
     'BaseGridRunner', 'CellLoopRunner', 'CellResult', 'CellRouter',
     'DecodedOnce', 'DeviceImages', 'GridDataset', 'GridImages',
     'GridProgressHook', 'LoadedImages', 'PassBatchSampler', 'PassCollate',
-    'PassRunner', 'RandomCorruptHook', 'ShowHook', 'ShowItem', 'ShowSettings',
-    'TrainingRecordHook', 'with_training_record',
+    'PassRunner', 'RandomCorruptHook', 'RankZeroLoggerHook', 'ShowHook',
+    'ShowItem', 'ShowSettings', 'TrainingRecordHook', 'with_training_record',
     'build_grid_dataloader', 'cell_dataloader_cfg', 'cell_folder',
     'choose_items', 'grid_images', 'metrics_ignore_order', 'pass_dataset',
     'resolve_collate_fn', 'run_seed', 'write_set_strips',

@@ -487,6 +487,9 @@ def prepare_runner_cfg(cfg: Any, launcher: str) -> None:
       the CPU) unless the config chooses: mmengine's default (``'cpu'``)
       has every rank write its part to ``.dist_test/`` in the working
       directory, which must then be shared by all nodes;
+    * mmengine's ``LoggerHook`` becomes ``RankZeroLoggerHook``
+      (:mod:`robustdet.engine`): mmengine's dumps the test metrics into
+      the work dir on every rank;
     * without CUDA, a model wrapper without devices: mmengine gives
       ``MMDistributedDataParallel`` ``device_ids=[LOCAL_RANK]``, which
       torch refuses for a model on the CPU.
@@ -502,6 +505,10 @@ def prepare_runner_cfg(cfg: Any, launcher: str) -> None:
         for metric in metric_cfgs(cfg.get(key)):
             if isinstance(metric, dict):
                 metric.setdefault('collect_device', 'gpu')
+    logger = (cfg.get('default_hooks') or {}).get('logger')
+    if isinstance(logger, dict) and logger.get('type') in (
+            'LoggerHook', 'mmengine.LoggerHook'):
+        logger['type'] = 'RankZeroLoggerHook'
     if torch.cuda.is_available():
         return
     wrapper = dict(cfg.get('model_wrapper_cfg') or {})

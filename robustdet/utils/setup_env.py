@@ -6,7 +6,7 @@ def register_all_modules(init_default_scope: bool = True) -> None:
     """Register mmdet's and robustdet's modules into mmdet's registries.
 
     robustdet has no registry scope of its own: its transforms, datasets,
-    metrics and data preprocessor live in ``mmdet.registry``, so configs
+    hooks, metrics and data preprocessor live in ``mmdet.registry``, so configs
     refer to them by plain ``type=`` names. In a config,
     ``custom_imports = dict(imports=['robustdet'])`` does the same.
 
