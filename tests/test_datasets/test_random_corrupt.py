@@ -478,7 +478,11 @@ def test_draws_per_image_over_repeats(demo_dir):
     pipeline = [dict(type='LoadImageFromFile'), dict(type='RandomCorrupt'),
                 dict(type='RecordPosition')]
     dataset = _repeated(demo_dir, 'train2017', 8, pipeline)
+    # Looked at outside training before any epoch was set (as mmdet's
+    # browse_dataset.py does): the transform's own epoch 0 and seed 0.
+    browsed = [dataset[p]['corruption'] for p in range(8)]
     dataset.set_epoch(0, 0)
+    assert [dataset[p]['corruption'] for p in range(8)] == browsed
     seen = {}
     for position in range(len(dataset)):
         out = dataset[position]

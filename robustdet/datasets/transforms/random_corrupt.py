@@ -140,13 +140,15 @@ class RandomCorrupt(BaseTransform):
     no longer measure unseen corruptions), and the corruptions that need
     depth are refused (training pipelines load no depth maps).
 
-    Outside a training run (e.g. to look at samples) it runs without a
-    position, with epoch 0 and, when ``seed`` is None, seed 0
-    (:meth:`set_epoch` and :meth:`set_run_seed` change them). Where the
-    epoch cannot be known it refuses with a one-line error rather than
-    repeat epoch 0's draws: in a runner's training or a dataloader worker
-    without :class:`~robustdet.datasets.EpochPositionDataset`, or with
-    one that :class:`~robustdet.engine.RandomCorruptHook` never set.
+    Outside a training run (e.g. to look at samples, alone or through a
+    wrapped set as mmdet's ``browse_dataset.py`` does) it runs with epoch
+    0 and, when ``seed`` is None, seed 0 (:meth:`set_epoch` and
+    :meth:`set_run_seed` change them), with the wrapper's positions if
+    there is one. Where the epoch cannot be known it refuses with a
+    one-line error rather than repeat epoch 0's draws: in a runner's
+    training or a dataloader worker without
+    :class:`~robustdet.datasets.EpochPositionDataset`, or with one that
+    :class:`~robustdet.engine.RandomCorruptHook` never set.
 
     Required Keys:
 
@@ -313,13 +315,20 @@ class RandomCorrupt(BaseTransform):
         """
         sample = current_sample()
         if sample is None:
-            _check_outside_training()
+            _check_outside_training(
+                "RandomCorrupt needs the epoch and each sample's position: "
+                "wrap the training set in dict(type='EpochPositionDataset', "
+                'dataset=...) (with_random_corrupt() does) and add '
+                "custom_hooks = [dict(type='RandomCorruptHook')]")
             seed = self.draw_seed()
         elif not sample.known:
-            raise RobustDetError(
+            _check_outside_training(
                 'RandomCorrupt does not know the epoch: add custom_hooks = '
                 "[dict(type='RandomCorruptHook')] to the config (it sets "
                 'the epoch and the run seed before every epoch)')
+            # The wrapped set looked at outside training (e.g. mmdet's
+            # browse_dataset.py): this transform's epoch, with positions.
+            seed = self.draw_seed(None, sample.position)
         else:
             seed = self.draw_seed(sample.epoch, sample.position, sample.seed)
         identity = image_identity(results['img_path'], self.path_root)
@@ -349,18 +358,14 @@ class RandomCorrupt(BaseTransform):
                 f'path_root={self.path_root!r})')
 
 
-def _check_outside_training() -> None:
-    """Fail where the epoch should be known but is not: in a runner's
-    training or a dataloader worker, without an EpochPositionDataset the
-    draws would repeat epoch 0's, and repeats of a sample would share
-    them."""
+def _check_outside_training(message: str) -> None:
+    """Fail with ``message`` where the epoch should be known but is not:
+    in a runner's training or a dataloader worker, the draws would repeat
+    epoch 0's (and, without an EpochPositionDataset, the repeats of a
+    sample would share them)."""
     hub = MessageHub.get_current_instance()
     if hub.get_info('loop_stage') == 'train' or get_worker_info():
-        raise RobustDetError(
-            "RandomCorrupt needs the epoch and each sample's position: wrap "
-            "the training set in dict(type='EpochPositionDataset', "
-            'dataset=...) (with_random_corrupt() does) and add '
-            "custom_hooks = [dict(type='RandomCorruptHook')]")
+        raise RobustDetError(message)
 
 
 def _insert_step(dataset: Any, step: dict) -> Any:
