@@ -22,6 +22,7 @@ from mmengine.dataset import ConcatDataset, RepeatDataset
 from mmengine.hooks import Hook
 from mmengine.runner import Runner
 
+from demo_data import image_stem
 from robustdet.corruptions import HOLDOUT_CORRUPTIONS, SELECTIONS
 from robustdet.datasets import (CorruptImage, EpochPositionDataset,
                                 RandomCorrupt)
@@ -494,14 +495,15 @@ def test_draws_per_image_over_repeats(demo_dir):
     assert len(seen) == len(images) and all(
         len(v) == 8 for v in seen.values())
 
-    # The same draws for the 400 images of the full demo train set (the
-    # transform's own pick, which the pipeline was just shown to follow).
+    # The same draws for the 400 images of the full demo train set, by
+    # their names (the transform's own pick, which the pipeline was just
+    # shown to follow).
     def distinct(names, repeats=8):
         return np.array([
             len({t.pick(n, 0, k * len(names) + i, 0)
                  for k in range(repeats)}) for i, n in enumerate(names)])
 
-    names = [f'{i:06d}.jpg' for i in range(400)]
+    names = [f'{image_stem("train", i)}.jpg' for i in range(400)]
     found = distinct(names).mean()
     # Independent draws: clean with 1/2, each of 20 (corruption, severity)
     # with 1/40. E[distinct of 8] = sum over outcomes of 1 - (1 - q)^8.
