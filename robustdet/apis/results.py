@@ -6,7 +6,6 @@ plots are derived from it and can be regenerated from it alone.
 """
 import copy
 import fcntl
-import hashlib
 import json
 import logging
 import os
@@ -23,7 +22,7 @@ from ..evaluation.functional.corruption_error import family_errors
 from ..evaluation.functional.video_robustness import CLIP_NAMES
 from ..utils.deprecation import moved_names
 from ..utils.errors import RobustDetError
-from ..utils.io import dump_json_atomic
+from ..utils.io import dump_json_atomic, sha256_json
 from ..version import __version__
 
 FORMAT = 'robustdet.robustness/1'
@@ -119,9 +118,8 @@ def config_fingerprint(cfg: Any) -> str:
             return [strip(v) for v in node]
         return node
 
-    data = {k: strip(cfg.to_dict().get(k)) for k in _FINGERPRINT_KEYS}
-    text = json.dumps(data, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+    return sha256_json(
+        {k: strip(cfg.to_dict().get(k)) for k in _FINGERPRINT_KEYS})
 
 
 def new_results(identity: Dict[str, Any], **extra: Any) -> Dict[str, Any]:

@@ -13,14 +13,13 @@ whatever the test config says (:func:`checkpoint_record`), else from the
 training config mmengine stores beside it (``meta['cfg']``, read as data,
 never run), else mark the run "training record unknown".
 """
-import hashlib
-import json
 from typing import Any, Dict, Iterable, List, Optional
 
 from ..corruptions import (BENCHMARK_CORRUPTIONS, CORRUPTION_NAMES,
                            resolve_corruptions)
 from ..utils.config_text import literal_config
 from ..utils.errors import RobustDetError
+from ..utils.io import sha256_json
 from .transforms.random_corrupt import DEFAULT_TRAIN_CORRUPTIONS
 
 RECORD_KEY = 'robustdet_training_record'
@@ -217,6 +216,4 @@ def training_fingerprint(cfg: Dict[str, Any]) -> str:
     Returns:
         str: The hex digest.
     """
-    data = {k: cfg.get(k) for k in TRAINING_KEYS}
-    text = json.dumps(data, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+    return sha256_json({k: cfg.get(k) for k in TRAINING_KEYS})

@@ -2,8 +2,6 @@
 """Helpers shared by the command-line tools under ``tools/``."""
 import argparse
 import functools
-import hashlib
-import json
 import os
 import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
@@ -13,7 +11,7 @@ from .dist import (DEFAULT_DIST_TIMEOUT, DEFAULT_STALL_TIMEOUT, LAUNCHERS,
                    init_distributed, is_distributed_failure,
                    prepare_runner_cfg, watchdog_fired)
 from .errors import RobustDetError
-from .io import sha256_file
+from .io import sha256_file, sha256_json
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -120,8 +118,7 @@ def init_launcher(args: argparse.Namespace,
     if world_size > 1:
         job = {k: v for k, v in vars(args).items() if k != 'local_rank'}
         if cfg is not None:
-            text = json.dumps(cfg.to_dict(), sort_keys=True, default=repr)
-            job['config_sha256'] = hashlib.sha256(text.encode()).hexdigest()
+            job['config_sha256'] = sha256_json(cfg.to_dict())
         for path in files:
             job[f'sha256 of {path}'] = sha256_file(path)
         check_same_job(job)

@@ -1,6 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """Atomic file writes (a reader never sees a half-written file), and the
-hash of a file's bytes."""
+hash of a file's bytes and of JSON-like data."""
 import hashlib
 import json
 import os
@@ -15,6 +15,21 @@ def sha256_file(path: str, chunk: int = 1 << 22) -> str:
         for block in iter(lambda: f.read(chunk), b''):
             digest.update(block)
     return digest.hexdigest()
+
+
+def sha256_json(obj: Any) -> str:
+    """SHA-256 of ``obj`` as JSON with sorted keys (values JSON cannot
+    hold written as their ``repr``): the fingerprint of a config or of
+    part of one.
+
+    Args:
+        obj: A JSON-like value.
+
+    Returns:
+        str: The hex digest.
+    """
+    text = json.dumps(obj, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
 
 def write_bytes_atomic(data: bytes, path: str) -> None:

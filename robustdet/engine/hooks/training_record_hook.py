@@ -31,6 +31,7 @@ class TrainingRecordHook(Hook):
 
     def __init__(self) -> None:
         self._loaded: List[Dict[str, Any]] = []
+        self._own: Optional[Dict[str, Any]] = None
 
     def after_load_checkpoint(self, runner, checkpoint: dict) -> None:
         """Keep the record of a checkpoint the run resumes or starts
@@ -40,10 +41,13 @@ class TrainingRecordHook(Hook):
             self._loaded.append(record)
 
     def record(self, runner) -> Dict[str, Any]:
-        """The record this run writes."""
-        cfg = runner.cfg.to_dict()
-        own = record_of_config(cfg, 'checkpoint', training_fingerprint(cfg))
-        return merge_records(own, *self._loaded)
+        """The record this run writes (its config's part read once: the
+        config does not change while the run trains)."""
+        if self._own is None:
+            cfg = runner.cfg.to_dict()
+            self._own = record_of_config(cfg, 'checkpoint',
+                                         training_fingerprint(cfg))
+        return merge_records(self._own, *self._loaded)
 
     def before_save_checkpoint(self, runner, checkpoint: dict) -> None:
         """Write the record into the checkpoint's ``meta``."""
