@@ -8,7 +8,6 @@ baseline row, and each run's mPC per corruption.
 value in points, rPC in %); Markdown, CSV and the P-mPC scatter plot are
 derived from it alone. Used by ``tools/compare_results.py``.
 """
-import csv
 import io
 import os.path as osp
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -22,8 +21,9 @@ from ..evaluation.functional.robustness import (grid_coverage,
                                                 robustness_summary)
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
-from .compare_view import CE_COUNTS, CE_KEYS, compare_view, shows_class_mean
-from .corruption_errors import COUNT_WORDS, FAMILY_TITLES
+from .compare_view import CE_COUNTS, CE_KEYS, compare_view
+from .corruption_errors import COUNT_WORDS
+from .formatting import csv_text
 from .runs import compact_cells, training_warning
 from .templating import render
 
@@ -249,17 +249,9 @@ def comparison_markdown(data: Dict[str, Any], brief: bool = False) -> str:
                   count_words=COUNT_WORDS, severities=len(SEVERITIES))
 
 
-def _ce_families(data: Dict[str, Any]) -> List[str]:
-    """The families some row of the comparison has errors of."""
-    found = {f for r in data['rows'] for f in r.get('ce', {})}
-    return [f for f in FAMILY_TITLES if f in found]
-
-
 def comparison_csv(data: Dict[str, Any]) -> str:
-    """The first table as CSV, one line per row (values in points, rPC in
-    %, empty where undefined), with each run's ``mPC_<corruption>``
-    columns (empty for published rows) and, last, its training warning
-    (``warning``: empty where there is none).
+    """``compare.csv``: the view model's records
+    (:func:`~robustdet.reports.compare_view.comparison_records`).
 
     Args:
         data (dict): From :func:`comparison`.
@@ -267,38 +259,7 @@ def comparison_csv(data: Dict[str, Any]) -> str:
     Returns:
         str: CSV text.
     """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    numbers = ['P', 'mPC', 'rPC'] + (
-        ['rPC_class_mean'] if shows_class_mean(data) else []) + [
-            'dP', 'dmPC', 'drPC'
-        ]
-    families = _ce_families(data)
-    writer.writerow(['name', 'kind', 'label', 'source', *numbers,
-                     'baseline', 'incomplete', 'missing'] +
-                    [f'mPC_{c}' for c in data['corruptions']] +
-                    [f'{k}_{f}' for f in families for k in CE_KEYS] +
-                    [f'{k}_{f}' for f in families
-                     for k in CE_COUNTS.values()] + ['warning'])
-
-    def text(value):
-        return '' if value is None else value
-
-    for row in data['rows']:
-        per = row.get('per_corruption', {})
-        writer.writerow(
-            [row['name'], row['kind'], row['label'], row['source']] +
-            [text(row.get(k)) for k in numbers] +
-            [int(row['baseline']), int(bool(row.get('incomplete'))),
-             row.get('missing_compact', '')] +
-            [text(per.get(c)) for c in data['corruptions']] + [
-                text(((row.get('ce') or {}).get(f) or {}).get(k))
-                for f in families for k in CE_KEYS
-            ] + [
-                text(((row.get('ce') or {}).get(f) or {}).get(k))
-                for f in families for k in CE_COUNTS.values()
-            ] + [row.get('warning', '')])
-    return out.getvalue()
+    return csv_text(compare_view(data)['records'])
 
 
 def comparison_plot(data: Dict[str, Any]) -> bytes:

@@ -161,4 +161,51 @@ def compare_view(data: Dict[str, Any]) -> Dict[str, Any]:
         ce=None if not base else dict(
             kind=base['kind'], name=base['name'],
             source=base.get('source'), table=_ce_table(data)),
-        per_corruption=_per_corruption(data))
+        per_corruption=_per_corruption(data),
+        records=comparison_records(data))
+
+
+def _ce_families(data: Dict[str, Any]) -> List[str]:
+    """The families some row of the comparison has errors of."""
+    found = {f for r in data['rows'] for f in r.get('ce', {})}
+    return [f for f in FAMILY_TITLES if f in found]
+
+
+def comparison_records(data: Dict[str, Any]) -> Dict[str, Any]:
+    """The first table in raw values (``compare.csv``), one row per run
+    or published row: values in points, rPC in %, None where undefined;
+    then each run's ``mPC_<corruption>`` (None for published rows), its
+    corruption errors per family and, last, its training warning
+    (``warning``: empty where there is none).
+
+    Args:
+        data (dict): A comparison.
+
+    Returns:
+        dict: ``columns`` and ``rows``.
+    """
+    numbers = ['P', 'mPC', 'rPC'] + (
+        ['rPC_class_mean'] if shows_class_mean(data) else []) + [
+            'dP', 'dmPC', 'drPC'
+        ]
+    families = _ce_families(data)
+    columns = (['name', 'kind', 'label', 'source', *numbers, 'baseline',
+                'incomplete', 'missing'] +
+               [f'mPC_{c}' for c in data['corruptions']] +
+               [f'{k}_{f}' for f in families for k in CE_KEYS] +
+               [f'{k}_{f}' for f in families for k in CE_COUNTS.values()] +
+               ['warning'])
+    rows = []
+    for run in data['rows']:
+        per = run.get('per_corruption', {})
+        ce = {f: (run.get('ce') or {}).get(f) or {} for f in families}
+        rows.append(
+            [run['name'], run['kind'], run['label'], run['source']] +
+            [run.get(k) for k in numbers] +
+            [int(run['baseline']), int(bool(run.get('incomplete'))),
+             run.get('missing_compact', '')] +
+            [per.get(c) for c in data['corruptions']] +
+            [ce[f].get(k) for f in families for k in CE_KEYS] +
+            [ce[f].get(k) for f in families for k in CE_COUNTS.values()] +
+            [run.get('warning', '')])
+    return dict(columns=columns, rows=rows)

@@ -2,8 +2,10 @@
 """How every report writes a number: one definition per kind of value,
 shared by the Markdown, CSV and HTML reports (a change of how mPC or a
 relative mCE is written is made here, once)."""
+import csv
+import io
 import re
-from typing import Optional
+from typing import Any, Dict, Optional
 
 # What a report writes where a value is missing or undefined.
 DASH = '–'
@@ -117,3 +119,20 @@ def slug(metric: str) -> str:
         underscore, none at either end.
     """
     return re.sub(r'[^A-Za-z0-9]+', '_', metric).strip('_')
+
+
+def csv_text(record: Dict[str, Any]) -> str:
+    """A view model's record as CSV text: its ``columns``, then its
+    ``rows`` (values as Python writes them, None as an empty field).
+
+    Args:
+        record (dict): ``columns`` and ``rows`` (lists of plain values).
+
+    Returns:
+        str: The CSV text, ``\\n`` line ends.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator='\n')
+    writer.writerow(record['columns'])
+    writer.writerows(record['rows'])
+    return out.getvalue()

@@ -4,23 +4,20 @@
 Everything here is derived from ``robustness.json`` alone, so
 ``tools/robustness_report.py`` can regenerate it at any time.
 """
-import csv
 import functools
 import io
 import os.path as osp
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..corruptions import (BENCHMARK_GROUPS, CORRUPTION_NAMES,
-                           CORRUPTIONS_BY_NAME, GROUPS, SEVERITIES)
-from ..evaluation.functional.video_robustness import CLIP_NAMES, FAMILY_OF
+from ..corruptions import (BENCHMARK_GROUPS, CORRUPTIONS_BY_NAME, GROUPS,
+                           SEVERITIES)
+from ..evaluation.functional.video_robustness import FAMILY_OF
 from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
 from .corruption_errors import COUNT_WORDS
-from .formatting import slug
+from .formatting import csv_text, slug
 from .robustness_view import robustness_view, runs_view
-from .runs import (SUMMARY_COLUMNS, VIDEO_SUMMARY_COLUMNS, cell_value,
-                   image_names, main_metrics, metric_keys, video_names,
-                   video_summary_of)
+from .runs import cell_value, image_names, main_metrics, video_names
 from .templating import render
 
 
@@ -79,55 +76,15 @@ def summary_text(results: Dict[str, Any]) -> str:
 
 
 def csv_report(results: Dict[str, Any]) -> str:
-    """All cells in long format: metric, corruption, group, severity,
-    value (clean rows have corruption ``clean`` and severity 0). Image
-    corruptions come first (group: their group), then clip corruptions
-    (group: their family), each in table order."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    writer.writerow(['metric', 'corruption', 'group', 'severity', 'value'])
-    for metric in metric_keys(results):
-        clean = (results.get('clean') or {}).get(metric)
-        if clean is not None:
-            writer.writerow([metric, 'clean', '', 0, clean])
-        rows = [(n, CORRUPTIONS_BY_NAME[n].group)
-                for n in CORRUPTION_NAMES] + [(n, FAMILY_OF[n])
-                                              for n in CLIP_NAMES]
-        for name, group in rows:
-            for sev in SEVERITIES:
-                value = cell_value(results, name, sev, metric)
-                if value is not None:
-                    writer.writerow([metric, name, group, sev, value])
-    return out.getvalue()
+    """``robustness.csv``: the view model's cell records
+    (:func:`~robustdet.reports.robustness_view.cell_records`)."""
+    return csv_text(robustness_view(results)['records']['cells'])
 
 
 def summary_csv(results: Dict[str, Any]) -> str:
-    """P, mPC, rPC and per-group mPC for every metric, one row each.
-
-    With clip cells, the columns :data:`VIDEO_SUMMARY_COLUMNS` follow:
-    ``mPC_video``, ``rPC_video``, ``mPC_video_<family>`` (the
-    ``mPC_<family>`` of ``video_summary``) and
-    ``gamma_a_<group>`` / ``gamma_r_<group>`` for every family, 'spatial',
-    'temporal' and 'all' (fractions; empty where undefined). Without clip
-    cells the columns are the image ones only.
-    """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    vsummary = video_summary_of(results) if video_names(results) else {}
-    video_columns = VIDEO_SUMMARY_COLUMNS if vsummary else ()
-    writer.writerow(['metric', *SUMMARY_COLUMNS, *video_columns])
-    for metric in metric_keys(results):
-        row = results['summary'].get(metric, {})
-        vrow = dict(vsummary.get(metric, {}))
-        for family in FAMILIES:
-            vrow[f'mPC_video_{family}'] = vrow.get(f'mPC_{family}')
-        for key in ('gamma_a', 'gamma_r'):
-            for group, value in (vrow.pop(key, None) or {}).items():
-                vrow[f'{key}_{group}'] = value
-        writer.writerow([metric] + [
-            '' if row.get(c) is None else row[c] for c in SUMMARY_COLUMNS
-        ] + ['' if vrow.get(c) is None else vrow[c] for c in video_columns])
-    return out.getvalue()
+    """``robustness_summary.csv``: the view model's summary records
+    (:func:`~robustdet.reports.robustness_view.summary_records`)."""
+    return csv_text(robustness_view(results)['records']['summary'])
 
 
 def plot_metric(results: Dict[str, Any], metric: str) -> bytes:

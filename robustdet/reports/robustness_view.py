@@ -13,16 +13,18 @@ here.
 """
 from typing import Any, Dict, Optional, Sequence, Tuple
 
-from ..corruptions import CORRUPTIONS_BY_NAME, NEWER_FAMILIES, SEVERITIES
+from ..corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME,
+                           NEWER_FAMILIES, SEVERITIES)
 from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
                                                       KIND_OF_FAMILY, KINDS)
 from ..video.types import FAMILIES
 from .corruption_errors import FAMILY_TITLES, mean_with_count
 from .formatting import DASH, gamma, percent, points
-from .runs import (VIDEO_COMPARE_COLUMNS, cell_value, compact_cells,
-                   image_names, main_metrics, mean_of, run_name, shows_image,
-                   summary_columns, training_warning, video_coverage_of,
-                   video_names, video_summary_of)
+from .runs import (SUMMARY_COLUMNS, VIDEO_COMPARE_COLUMNS,
+                   VIDEO_SUMMARY_COLUMNS, cell_value, compact_cells,
+                   image_names, main_metrics, mean_of, metric_keys, run_name,
+                   shows_image, summary_columns, training_warning,
+                   video_coverage_of, video_names, video_summary_of)
 
 # Where a region run's corruptions apply, in words.
 REGION_WORDS = dict(objects='inside', background='outside')
@@ -289,6 +291,69 @@ def _imported(results: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         by_mmdet=imported['files'][0]['layout'] != 'robustdet')
 
 
+def cell_records(results: Dict[str, Any]) -> Dict[str, Any]:
+    """Every cell in long format (``robustness.csv``): metric,
+    corruption, group, severity, value; clean rows have corruption
+    ``clean`` and severity 0. Image corruptions come first (group: their
+    group), then clip corruptions (group: their family), each in table
+    order, for every metric of the results.
+
+    Args:
+        results (dict): The results.
+
+    Returns:
+        dict: ``columns`` and ``rows`` (raw values).
+    """
+    order = [(n, CORRUPTIONS_BY_NAME[n].group) for n in CORRUPTION_NAMES
+             ] + [(n, FAMILY_OF[n]) for n in CLIP_NAMES]
+    rows = []
+    for metric in metric_keys(results):
+        clean = (results.get('clean') or {}).get(metric)
+        if clean is not None:
+            rows.append([metric, 'clean', '', 0, clean])
+        for name, group in order:
+            for sev in SEVERITIES:
+                value = cell_value(results, name, sev, metric)
+                if value is not None:
+                    rows.append([metric, name, group, sev, value])
+    return dict(columns=['metric', 'corruption', 'group', 'severity',
+                         'value'], rows=rows)
+
+
+def summary_records(results: Dict[str, Any]) -> Dict[str, Any]:
+    """P, mPC, rPC and per-group mPC for every metric, one row each
+    (``robustness_summary.csv``; None where undefined).
+
+    With clip cells, the columns :data:`VIDEO_SUMMARY_COLUMNS` follow:
+    ``mPC_video``, ``rPC_video``, ``mPC_video_<family>`` (the
+    ``mPC_<family>`` of ``video_summary``) and
+    ``gamma_a_<group>`` / ``gamma_r_<group>`` for every family, 'spatial',
+    'temporal' and 'all' (fractions). Without clip cells the columns are
+    the image ones only.
+
+    Args:
+        results (dict): The results.
+
+    Returns:
+        dict: ``columns`` and ``rows`` (raw values).
+    """
+    vsummary = video_summary_of(results) if video_names(results) else {}
+    video_columns = VIDEO_SUMMARY_COLUMNS if vsummary else ()
+    rows = []
+    for metric in metric_keys(results):
+        values = results['summary'].get(metric, {})
+        vrow = dict(vsummary.get(metric, {}))
+        for family in FAMILIES:
+            vrow[f'mPC_video_{family}'] = vrow.get(f'mPC_{family}')
+        for key in ('gamma_a', 'gamma_r'):
+            for group, value in (vrow.pop(key, None) or {}).items():
+                vrow[f'{key}_{group}'] = value
+        rows.append([metric] + [values.get(c) for c in SUMMARY_COLUMNS] +
+                    [vrow.get(c) for c in video_columns])
+    return dict(columns=['metric', *SUMMARY_COLUMNS, *video_columns],
+                rows=rows)
+
+
 def robustness_view(results: Dict[str, Any], index: int = 1,
                     title: str = 'Robustness benchmark') -> Dict[str, Any]:
     """The view model of a robustness run.
@@ -305,7 +370,8 @@ def robustness_view(results: Dict[str, Any], index: int = 1,
         ``metrics``, ``image`` (summary, rPC class-mean notes, leaderboard
         row, per-corruption tables; None for a run with clip cells and no
         image cell), ``has_image_cells``, ``ce`` (None without a
-        baseline) and ``video`` (None without clip cells).
+        baseline), ``video`` (None without clip cells) and ``records``
+        (the CSV files' ``cells`` and ``summary``: raw values).
     """
     metrics = main_metrics(results)
     names = image_names(results)
@@ -353,7 +419,9 @@ def robustness_view(results: Dict[str, Any], index: int = 1,
         image=image,
         has_image_cells=bool(names),
         ce=_ce_view(results, metrics) if image else None,
-        video=_video_view(results, metrics, index))
+        video=_video_view(results, metrics, index),
+        records=dict(cells=cell_records(results),
+                     summary=summary_records(results)))
 
 
 def runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]

@@ -2,13 +2,12 @@
 """Markdown, CSV and a plot of a shift benchmark's ``shift.json`` (the
 layout of Michaelis et al. 2019, tables 4 and 5: P on the reference split,
 then the value and rPC of every split)."""
-import csv
 import io
 import os.path as osp
 from typing import Any, Dict, List
 
 from ..utils.io import write_bytes_atomic, write_text_atomic
-from .formatting import slug
+from .formatting import csv_text, slug
 from .shift_view import shift_main_metrics, shift_view
 from .templating import render
 
@@ -20,15 +19,9 @@ def shift_markdown(results: Dict[str, Any]) -> str:
 
 
 def shift_csv(results: Dict[str, Any]) -> str:
-    """One row per (metric, split): value, P and rPC."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    writer.writerow(['metric', 'split', 'value', 'P', 'rPC'])
-    for metric, row in (results.get('summary') or {}).items():
-        for split, value in row['splits'].items():
-            writer.writerow([metric, split, value, row['P'],
-                             row['rPC'].get(split)])
-    return out.getvalue()
+    """``shift.csv``: the view model's records
+    (:func:`~robustdet.reports.shift_view.shift_records`)."""
+    return csv_text(shift_view(results)['records'])
 
 
 def shift_plot(results: Dict[str, Any], metric: str) -> bytes:

@@ -42,7 +42,8 @@ def shift_view(results: Dict[str, Any], index: int = 1) -> Dict[str, Any]:
         ``table`` (the paper's table it follows), ``mean_name`` and per
         main metric its ``splits``, ``ap`` and ``rpc`` cells (coloured
         against P and 1) and the ``mean`` over the splits after the
-        reference (None without a ``mean_name``).
+        reference (None without a ``mean_name``); ``records``
+        (:func:`shift_records`, the CSV's).
     """
     splits = _splits(results)
     mean_name = results.get('mean_name')
@@ -74,7 +75,24 @@ def shift_view(results: Dict[str, Any], index: int = 1) -> Dict[str, Any]:
         table=results.get('table'),
         mean_name=mean_name,
         warning=training_warning(results),
-        metrics=metrics)
+        metrics=metrics,
+        records=shift_records(results))
+
+
+def shift_records(results: Dict[str, Any]) -> Dict[str, Any]:
+    """One row per (metric, split) of every metric (``shift.csv``):
+    value, P and rPC, raw (None where undefined).
+
+    Args:
+        results (dict): A ``shift.json``.
+
+    Returns:
+        dict: ``columns`` and ``rows``.
+    """
+    rows = [[metric, split, value, values['P'], values['rPC'].get(split)]
+            for metric, values in (results.get('summary') or {}).items()
+            for split, value in values['splits'].items()]
+    return dict(columns=['metric', 'split', 'value', 'P', 'rPC'], rows=rows)
 
 
 def shift_runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
