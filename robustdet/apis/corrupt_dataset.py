@@ -31,6 +31,7 @@ from ..corruptions.region import blend_region, check_region, region_weight
 from ..datasets.depth import DepthSource
 from ..utils.errors import RobustDetError
 from ..utils.io import write_bytes_atomic
+from ..utils.lifetime import die_with_parent
 from ..utils.seeding import derive_seed
 from .bad_images import read_image_bytes
 
@@ -358,7 +359,9 @@ def corrupt_tree(src_dir: str,
     bar = tqdm(total=len(args), unit='img', disable=not progress,
                desc='corrupting')
     if workers > 0:
-        pool = multiprocessing.get_context('spawn').Pool(workers)
+        # The workers end with this process, even killed (kill -9).
+        pool = multiprocessing.get_context('spawn').Pool(
+            workers, initializer=die_with_parent, initargs=(os.getpid(), ))
         outcomes = pool.imap(_star_corrupt_file, args)
     else:
         pool = None

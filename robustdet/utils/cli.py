@@ -12,6 +12,7 @@ from .dist import (DEFAULT_DIST_TIMEOUT, DEFAULT_STALL_TIMEOUT, LAUNCHERS,
                    prepare_runner_cfg, watchdog_fired)
 from .errors import RobustDetError
 from .io import sha256_file, sha256_json
+from .lifetime import children_die_with_this_process
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -345,6 +346,7 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
 
     @functools.wraps(main)
     def wrapper() -> None:
+        children_die_with_this_process()
         try:
             status = main()
             finished()
@@ -361,7 +363,16 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
         except RuntimeError as e:
             if not is_distributed_failure(e):
                 raise
-            print(f'error: {describe_failure(e)}', file=sys.stderr)
+            try:
+                message = watchdog_fired() or describe_failure(e)
+            except KeyboardInterrupt:
+                # The watchdog fired while the failure was being looked
+                # into (it watches for the same stopped rank).
+                message = watchdog_fired()
+                if message is None:
+                    print('interrupted', file=sys.stderr)
+                    sys.exit(130)
+            print(f'error: {message}', file=sys.stderr)
             sys.exit(3)
         sys.exit(status or 0)
 

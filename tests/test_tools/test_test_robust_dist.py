@@ -9,6 +9,7 @@ start them as torchrun would (rank 0 holds the rendezvous store) from the
 tests' forkserver; the commands of docs/distributed.md (torchrun, the
 launch scripts, shards on torchrun and slurm ranks merged) run in
 tests/test_docs/test_docs.py."""
+import contextlib
 import os
 import os.path as osp
 import signal
@@ -23,6 +24,8 @@ from tests.tool_process import (check_only_rank0_writes, free_port, rank_env,
                                 run_ranks, run_tool, start_ranks)
 
 TOOL = 'tools/test_robust.py'
+# Seconds within which a killed rank's processes are all gone.
+ORPHAN_BOUND = 2.0
 GRID = ['--corruptions', 'gaussian_noise', 'defocus_blur', '--severities',
         '0', '3']
 
@@ -126,18 +129,55 @@ def test_resume_across_world_sizes(single, demo_checkpoint, tmp_path):
     assert not [f for f in _files(work) if f.endswith(('.tmp', '.part'))]
 
 
+def _family(pid):
+    """A process and every process below it (psutil), and the
+    ``/dev/shm`` files they hold open (unlinked ones left out)."""
+    import psutil
+    top = psutil.Process(pid)
+    procs = [top] + top.children(recursive=True)
+    shm = set()
+    for proc in procs:
+        fds = f'/proc/{proc.pid}/fd'
+        for fd in os.listdir(fds) if osp.isdir(fds) else ():
+            with contextlib.suppress(OSError):
+                target = os.readlink(osp.join(fds, fd))
+                if target.startswith('/dev/shm/') and \
+                        not target.endswith('(deleted)'):
+                    shm.add(target)
+    return procs, shm
+
+
+def _gone(proc):
+    import psutil
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _stop_rank_1(demo_checkpoint, work, sig):
-    """Start 2 ranks (a 5 s stall timeout), send rank 1 ``sig`` once a
-    cell is recorded; rank 0's result and seconds until it ended."""
-    ranks = start_ranks(TOOL, _args(demo_checkpoint, work, '--dist-timeout',
-                                    '120', '--dist-stall-timeout', '5'),
-                        2, cwd=REPO)
+    """Start 2 ranks (a 5 s stall timeout, 2 dataloader workers each),
+    send rank 1 ``sig`` once a cell is recorded: rank 0's result, seconds
+    until it ended, and rank 1's processes, those still there
+    :data:`ORPHAN_BOUND` seconds after the signal, and its /dev/shm
+    files."""
+    ranks = start_ranks(
+        TOOL,
+        _args(demo_checkpoint, work, '--dist-timeout', '120',
+              '--dist-stall-timeout', '5', '--cfg-options',
+              'test_dataloader.num_workers=2',
+              'test_dataloader.persistent_workers=False'), 2, cwd=REPO)
     try:
         _wait_for_cells(work / RESULTS_FILE, 1, ranks)
+        family, shm = _family(ranks[1].pid)
         os.kill(ranks[1].pid, sig)
         start = time.time()
+        left = family
+        while left and time.time() < start + ORPHAN_BOUND:
+            time.sleep(0.05)
+            left = [p for p in family if not _gone(p)]
         proc = ranks[0].wait(timeout=120)
-        return proc, time.time() - start
+        return proc, time.time() - start, (family, left, shm)
     finally:
         for rank in ranks:
             if sig == signal.SIGSTOP and rank.process.is_alive():
@@ -153,9 +193,13 @@ def test_a_dead_or_stopped_rank_stops_the_others(demo_checkpoint, tmp_path,
     mid-grid: rank 0 stops in one line naming it, with status 3, within
     2 x --dist-stall-timeout + a heartbeat (here 11 s; a killed rank's
     closed connection may end a collective sooner), far within
-    --dist-timeout (120 s), and what was finished resumes."""
+    --dist-timeout (120 s), and what was finished resumes. Nothing of the
+    killed rank remains: its dataloader workers end with it within
+    :data:`ORPHAN_BOUND` (the kernel's parent-death signal; elsewhere
+    half a second of polling) and leave no file in /dev/shm."""
     work = tmp_path / 'w'
-    proc, took = _stop_rank_1(demo_checkpoint, work, sig)
+    proc, took, (family, left, shm) = _stop_rank_1(demo_checkpoint, work,
+                                                   sig)
     assert proc.returncode == 3, proc.stderr[-3000:]
     assert took < 2 * 5 + 1 + 5, took  # + the batch and the message
     last = proc.stderr.strip().splitlines()[-1]
@@ -165,6 +209,10 @@ def test_a_dead_or_stopped_rank_stops_the_others(demo_checkpoint, tmp_path,
         assert 'no heartbeat for 5 s' in last, last
     assert 'Traceback' not in proc.stderr
     assert load_results(str(work / RESULTS_FILE))['seconds']
+    if sig == signal.SIGKILL:
+        assert len(family) == 3, family  # the rank and its 2 workers
+        assert not left, left
+        assert not [path for path in shm if osp.exists(path)]
 
 
 def test_launcher_without_its_environment(demo_checkpoint, tmp_path):

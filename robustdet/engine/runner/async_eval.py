@@ -28,7 +28,6 @@ import multiprocessing
 import os
 import pickle
 import queue
-import threading
 import time
 from typing import Any, Deque, Dict, List, NamedTuple, Optional, Sequence
 
@@ -40,6 +39,7 @@ from torch import Tensor
 from ...corruptions.grid import Cell, cell_key
 from ...utils.errors import RobustDetError
 from ...utils.evaluator_cfg import metric_cfgs, metric_type
+from ...utils.lifetime import die_with_parent
 
 # Metrics whose compute_metrics depends only on their config, dataset_meta
 # and the results given (their ground truth comes from ann_file).
@@ -48,8 +48,6 @@ SUPPORTED_METRICS = ('CocoMetric', 'FastCocoMetric')
 # process: with fewer, the evaluation competes with the model for them.
 AUTO_MIN_CORES = 4
 OVERLAP_MODES = ('auto', 'on', 'off')
-# How often the evaluation process checks that the run is still there.
-PARENT_POLL_SECONDS = 0.5
 
 
 def overlap_supported(evaluator_cfg: Any) -> bool:
@@ -120,12 +118,7 @@ def _serve(payload: bytes, parent: int, tasks: Any, done: Any) -> None:
     when the run's process ``parent`` is gone (killed with ``kill -9``,
     nothing else would stop it)."""
 
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
+    die_with_parent(parent)
     metrics = pickle.loads(payload)  # made by this run, not a file
     for task, position, results in iter(tasks.get, None):
         try:
