@@ -484,7 +484,7 @@ def _check_args(seed: int, num_train: int, num_val: int,
         seed (int): Dataset seed.
         num_train (int): Number of training images.
         num_val (int): Number of validation images.
-        size (Sequence[int]): ``(width, height)``.
+        size (Sequence): ``(width, height)``, or a list of them.
         layouts (Iterable[str]): Requested layouts.
 
     Returns:
@@ -505,14 +505,19 @@ def _check_args(seed: int, num_train: int, num_val: int,
     if int(seed) != seed or seed < 0:
         raise RobustDetError(
             f'seed must be a non-negative integer, got {seed}')
-    if len(size) != 2 or any(int(s) != s or s < 16 for s in size):
-        raise RobustDetError(
-            f'size must be (width, height) with integers >= 16, got {size}')
+    mixed = len(size) > 0 and all(
+        isinstance(s, (list, tuple)) for s in size)
+    for pair in size if mixed else [size]:
+        if len(pair) != 2 or any(int(s) != s or s < 16 for s in pair):
+            raise RobustDetError(
+                'size must be (width, height), or a list of them, with '
+                f'integers >= 16, got {size}')
     params = dict(
         seed=int(seed),
         num_train=int(num_train),
         num_val=int(num_val),
-        size=[int(size[0]), int(size[1])])
+        size=[[int(w), int(h)] for w, h in size]
+        if mixed else [int(size[0]), int(size[1])])
     return params, tuple(name for name in LAYOUTS if name in layouts)
 
 
@@ -582,8 +587,10 @@ def generate_demo_data(out_dir: str,
         seed (int): Dataset seed. Defaults to 0.
         num_train (int): Number of training images. Defaults to 400.
         num_val (int): Number of validation images. Defaults to 50.
-        size (tuple[int, int]): Image size as ``(width, height)``.
-            Defaults to (320, 240).
+        size (tuple[int, int] | list[tuple[int, int]]): Image size as
+            ``(width, height)``; with a list of sizes, image ``i`` of each
+            split has the ``i % len(size)``-th (mixed sizes and aspect
+            ratios). Defaults to (320, 240).
         layouts (Iterable[str]): Layouts to write, a subset of
             :data:`LAYOUTS`. Defaults to all.
         overwrite (bool): Regenerate even if the output is complete, or
@@ -638,7 +645,9 @@ def _write_layouts(staging: Dict[str, str], params: Dict, verbose: bool,
         verbose (bool): Whether the Cityscapes converters may print.
         log (callable): Progress logger.
     """
-    width, height = params['size']
+    sizes = params['size']
+    if not isinstance(sizes[0], list):
+        sizes = [sizes]
     categories = [
         dict(id=i + 1, name=name, supercategory='shape')
         for i, name in enumerate(DEMO_CLASSES)
@@ -656,7 +665,8 @@ def _write_layouts(staging: Dict[str, str], params: Dict, verbose: bool,
 
     for split in SPLITS:
         num = params[f'num_{split}']
-        log(f'rendering {num} {split} images ({width}x{height})')
+        log(f'rendering {num} {split} images '
+            f'({", ".join(f"{w}x{h}" for w, h in sizes)})')
         images, annotations, stems = [], [], []
         city_jsons[split] = []
         if coco:
@@ -666,6 +676,7 @@ def _write_layouts(staging: Dict[str, str], params: Dict, verbose: bool,
                 os.makedirs(osp.join(city, 'leftImg8bit', split, c))
                 os.makedirs(osp.join(city, 'gtFine', split, c))
         for i in range(num):
+            width, height = sizes[i % len(sizes)]
             scene = sample_scene(split_rng(params['seed'], split, i), width,
                                  height)
             img = render_scene(scene)

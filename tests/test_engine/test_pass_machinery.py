@@ -12,6 +12,7 @@ from robustdet.corruptions.grid import plan_passes
 from robustdet.engine import (DecodedOnce, GridDataset, GridProgressHook,
                               PassBatchSampler, PassCollate, PassRunner,
                               metrics_ignore_order, resolve_collate_fn)
+from robustdet.engine.samplers.pass_batch_sampler import real_counts
 
 CELLS = [('clean', 0), ('fog', 1), ('fog', 2), ('snow', 1), ('snow', 2)]
 
@@ -25,20 +26,31 @@ def test_batch_sampler_never_mixes_passes():
     assert {i // 5 for b in batches for i in b if b[0] // 5 != i // 5} == set()
 
 
-@pytest.mark.parametrize('round_up', [True, False])
-def test_batch_sampler_ranks_as_default_sampler(round_up):
-    """Ranks split each pass as mmengine's DefaultSampler(shuffle=False):
-    together they cover every image; with round_up all have as many."""
-    parts = [
-        list(PassBatchSampler(2, 5, 2, round_up, rank=r, world_size=3))
-        for r in range(3)
+@pytest.mark.parametrize('num_images', range(1, 12))
+@pytest.mark.parametrize('batch_size', [1, 2, 3])
+@pytest.mark.parametrize('world_size', [1, 2, 3, 5])
+def test_batch_sampler_ranks_take_whole_batches(num_images, batch_size,
+                                                world_size):
+    """Each rank takes a consecutive run of the batches of one process
+    (every image in the batch it has on one process), the runs as even as
+    whole batches allow, rank 0 first; every pass alike."""
+    one = list(PassBatchSampler(2, num_images, batch_size, rank=0,
+                                world_size=1))
+    per_pass = len(one) // 2
+    ranks = [
+        list(PassBatchSampler(2, num_images, batch_size, rank=r,
+                              world_size=world_size))
+        for r in range(world_size)
     ]
-    first = [[i for b in p[:len(p) // 2] for i in b] for p in parts]
-    assert first[0] == [0, 3] and first[1] == [1, 4]
-    assert first[2] == ([2, 0] if round_up else [2])
-    assert sorted({i for f in first for i in f}) == list(range(5))
-    if round_up:
-        assert len({len(p) for p in parts}) == 1
+    for p in range(2):
+        runs = [r[p * len(r) // 2:(p + 1) * len(r) // 2] for r in ranks]
+        assert [b for run in runs for b in run] == \
+            one[p * per_pass:(p + 1) * per_pass]
+        assert max(map(len, runs)) - min(map(len, runs)) <= 1
+        assert [len(run) for run in runs] == sorted(map(len, runs),
+                                                    reverse=True)
+    assert [sum(map(len, r)) // 2 for r in ranks] == real_counts(
+        num_images, batch_size, world_size)
 
 
 class _Multi:

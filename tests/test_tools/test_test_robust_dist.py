@@ -19,7 +19,7 @@ import time
 import pytest
 
 from robustdet.apis.results import RESULTS_FILE, load_results
-from tests.conftest import REPO
+from tests.conftest import REPO, overfit_config
 from tests.tool_process import (check_only_rank0_writes, free_port, rank_env,
                                 run_ranks, run_tool, start_ranks)
 
@@ -96,6 +96,61 @@ def test_three_ranks_give_the_numbers_of_one_process(single, demo_checkpoint,
     assert 'results: ' in procs[0].stdout
     for proc in procs[1:]:
         assert 'results: ' not in proc.stdout and 'error' not in proc.stderr
+
+
+# Three sizes and aspect ratios: mmdet pads a batch's images to its
+# largest, so an image's neighbours in its batch change its numbers.
+MIXED_SIZES = [(128, 96), (96, 128), (160, 80)]
+
+
+@pytest.fixture(scope='module')
+def mixed(demo_checkpoint, tmp_path_factory):
+    """7 val images of :data:`MIXED_SIZES` (7 divides by no batch size or
+    world size in use) and the committed checkpoint's config on them; the
+    numbers of one process by batch size, computed when first asked."""
+    from demo_data import generate_demo_data
+    root = tmp_path_factory.mktemp('mixed')
+    generate_demo_data(str(root / 'demo'), seed=0, num_train=1, num_val=7,
+                       size=MIXED_SIZES, layouts=['coco'])
+    config = str(root / 'config.py')
+    overfit_config(str(root / 'demo'), root / 'work').dump(config)
+    singles = {}
+
+    def run(batch_size, world_size=1, work=None, *extra):
+        args = [config, demo_checkpoint[1], '--work-dir', str(work), *GRID,
+                '--cfg-options', f'test_dataloader.batch_size={batch_size}',
+                *extra]
+        if world_size == 1:
+            _ok([run_tool(TOOL, *args, cwd=REPO)])
+        else:
+            _ok(run_ranks(TOOL, *args, world_size=world_size, cwd=REPO))
+        return _numbers(work)
+
+    def single(batch_size):
+        if batch_size not in singles:
+            singles[batch_size] = run(batch_size, 1,
+                                      root / f'single-{batch_size}')
+        return singles[batch_size]
+
+    return run, single
+
+
+@pytest.mark.parametrize('world_size, batch_size, collect', [
+    (2, 3, 'gpu'), (3, 2, 'cpu'), (3, 3, 'gpu')])
+def test_mixed_sizes_give_the_numbers_of_one_process(mixed, world_size,
+                                                      batch_size, collect,
+                                                      tmp_path):
+    """Images of three sizes, batches of 2 and 3, 7 images over 2 and 3
+    ranks (shares of unequal length, a short last batch), the results
+    gathered over the process group ('gpu', with gloo on the CPU) or
+    through files ('cpu'): the cells and summaries of one process at the
+    same batch size. That batch size matters here: one process gives
+    other numbers at batch size 2 than at 3."""
+    run, single = mixed
+    assert single(2)['clean'] != single(3)['clean']
+    got = run(batch_size, world_size, tmp_path / 'w',
+              f'test_evaluator.collect_device={collect}')
+    assert got == single(batch_size)
 
 
 def _wait_for_cells(path, count, procs, deadline=300):

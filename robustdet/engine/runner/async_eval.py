@@ -6,8 +6,8 @@ one CPU thread, and a grid runner waits for it after every pass while the
 model idles. :class:`EvaluationQueue` instead scores a finished pass's
 cells in a separate process while the next pass runs on the model:
 
-* at the end of a pass every rank gathers each metric's results
-  (mmengine's ``collect_results``, as ``BaseMetric.evaluate`` does), and
+* at the end of a pass every rank gathers each metric's results into
+  the dataset's order (:func:`~.ordered_eval.gather_in_order`), and
   rank 0 hands them to its evaluation process, which runs the metric's own
   ``compute_metrics`` on a copy of the metric made when the process
   started: the numbers are those of evaluating in line;
@@ -31,15 +31,13 @@ import queue
 import time
 from typing import Any, Deque, Dict, List, NamedTuple, Optional, Sequence
 
-from mmengine.dist import (broadcast_object_list, collect_results,
-                           is_main_process)
-from mmengine.structures import BaseDataElement
-from torch import Tensor
+from mmengine.dist import broadcast_object_list, is_main_process
 
 from ...corruptions.grid import Cell, cell_key
 from ...utils.errors import RobustDetError
 from ...utils.evaluator_cfg import metric_cfgs, metric_type
 from ...utils.lifetime import die_with_parent
+from .ordered_eval import gather_in_order, on_cpu
 
 # Metrics whose compute_metrics depends only on their config, dataset_meta
 # and the results given (their ground truth comes from ann_file).
@@ -129,21 +127,6 @@ def _serve(payload: bytes, parent: int, tasks: Any, done: Any) -> None:
                       f'{": " + text[0] if text else ""}'))
 
 
-def _on_cpu(data: Any) -> Any:
-    """``data`` with its tensors and data elements on the CPU, as
-    mmengine's ``BaseMetric.evaluate`` hands gathered results to
-    ``compute_metrics``."""
-    if isinstance(data, (Tensor, BaseDataElement)):
-        return data.to('cpu')
-    if isinstance(data, list):
-        return [_on_cpu(d) for d in data]
-    if isinstance(data, tuple):
-        return tuple(_on_cpu(d) for d in data)
-    if isinstance(data, dict):
-        return {k: _on_cpu(v) for k, v in data.items()}
-    return data
-
-
 class _Worker:
     """The evaluation process and its two queues. Closing it never waits
     on it: queued data is dropped and the process terminated."""
@@ -215,7 +198,8 @@ class EvaluationQueue:
                 pickle.dumps([list(e.metrics) for e in evaluators]))
 
     def submit(self, cells: List[Cell], evaluators: Sequence[Any],
-               size: int, seconds: List[float], extra: Any = None) -> None:
+               counts: List[int], seconds: List[float],
+               extra: Any = None) -> None:
         """Hand a finished pass's cells to the evaluation process (a
         collective call: every rank gathers its results).
 
@@ -223,7 +207,8 @@ class EvaluationQueue:
             cells (list[Cell]): The pass's cells.
             evaluators (Sequence[Evaluator]): Their evaluators, by
                 position; their results are taken and cleared.
-            size (int): Images in the test set.
+            counts (list[int]): The samples of each rank
+                (``PassBatchSampler.counts``).
             seconds (list[float]): Each cell's time so far.
             extra: Kept with the pass, returned by :meth:`finished`.
         """
@@ -231,20 +216,12 @@ class EvaluationQueue:
         for position, evaluator in enumerate(evaluators[:len(cells)]):
             gathered = []
             for metric in evaluator.metrics:
-                # as mmengine's BaseMetric.evaluate gathers them
-                if metric.collect_device == 'cpu':
-                    gathered.append(
-                        collect_results(metric.results, size, 'cpu',
-                                        tmpdir=metric.collect_dir))
-                else:
-                    gathered.append(
-                        collect_results(metric.results, size,
-                                        metric.collect_device))
+                gathered.append(gather_in_order(metric, counts))
                 metric.results.clear()
             if tasks is not None:
                 self.submitted += 1
                 self.worker.submit(self.submitted, position,
-                                   [_on_cpu(r) for r in gathered])
+                                   [on_cpu(r) for r in gathered])
                 tasks.append(self.submitted)
         self.pending.append(Pending(list(cells), tasks, list(seconds),
                                     extra))

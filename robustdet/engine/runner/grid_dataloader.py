@@ -95,34 +95,27 @@ def resolve_collate_fn(cfg: Any = None) -> Callable:
 def build_grid_dataloader(runner: Any,
                           dl_cfg: Dict[str, Any],
                           dataset: Any,
-                          passes: Sequence[Sequence[Cell]],
-                          clip_blocks: bool = True):
+                          passes: Sequence[Sequence[Cell]]):
     """One dataloader over every pass.
 
     Keeps the config's dataloader settings (``num_workers``,
     ``persistent_workers``, ``pin_memory``, ``prefetch_factor``, worker
     seeding through the runner, ``num_batch_per_epoch``); replaces the
     dataset, sampler and collate function by their pass-aware versions.
-    The config's sampler (and batch sampler) is not built: images are read
-    in order (its ``round_up`` is honoured).
+    The config's sampler (and batch sampler) is not built: each rank reads
+    its run of the batches of one process, in order
+    (:class:`PassBatchSampler`).
 
     Args:
         runner (Runner): Builds the dataloader (worker seeding).
         dl_cfg (dict): The test dataloader config.
         dataset (MultiCorruptedDataset): The images, for every cell.
         passes (Sequence[Sequence[Cell]]): The passes.
-        clip_blocks (bool): With clip cells, give each rank a block of
-            consecutive frames (``PassBatchSampler(contiguous=True)``);
-            only where the metrics do not depend on the order of the
-            samples (:func:`metrics_ignore_order`). Defaults to True.
 
     Returns:
         torch.utils.data.DataLoader: Over a :class:`GridDataset` with a
         :class:`PassBatchSampler`; ``dataset.num_images`` images per pass.
     """
-    sampler = dl_cfg.get('sampler')
-    round_up = sampler.get('round_up', True) if isinstance(sampler,
-                                                           dict) else True
     batch_size = dl_cfg.get('batch_size', 1)
     num_images = None
     if dl_cfg.get('num_batch_per_epoch') is not None:
@@ -131,12 +124,7 @@ def build_grid_dataloader(runner: Any,
     grid = GridDataset(dataset, passes, num_images)
     clips = [d for d, _ in getattr(dataset, 'parts', [(dataset, None)])
              if isinstance(d, MultiVideoCorruptedDataset)]
-    sampler = PassBatchSampler(
-        len(passes),
-        grid.num_images,
-        batch_size,
-        round_up,
-        contiguous=bool(clips) and clip_blocks)
+    sampler = PassBatchSampler(len(passes), grid.num_images, batch_size)
     for clip_dataset in clips:
         # Before the workers copy the dataset: a clip is deleted once the
         # items of this rank that use it are served.

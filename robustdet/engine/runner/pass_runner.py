@@ -37,6 +37,7 @@ from .async_eval import EvaluationQueue, resolve_overlap
 from .base import BaseGridRunner, CellResult, real_metrics
 from .cell_datasets import DecodedOnce, pass_dataset
 from .grid_dataloader import build_grid_dataloader
+from .ordered_eval import evaluate_in_order
 
 # Metrics that score by image id: the order in which the ranks' samples
 # reach them changes no number. Not mmdet's VOCMetric (its sort of the
@@ -48,7 +49,9 @@ _ORDER_FREE_METRICS = ('CocoMetric', 'FastCocoMetric', 'PMKMetric')
 
 def metrics_ignore_order(evaluator_cfg: Any) -> bool:
     """Whether every metric of a test evaluator config scores by image
-    id, so that the order of the samples changes no number.
+    id, so that the order of the samples changes no number. (The runner
+    no longer needs to know: its evaluation puts the ranks' samples back
+    into the dataset's order, :mod:`.ordered_eval`.)
 
     Args:
         evaluator_cfg (dict | list): The test evaluator config.
@@ -139,12 +142,8 @@ class PassRunner(BaseGridRunner):
         else:
             dataset = pass_dataset(self.dl_cfg,
                                    [c for p in passes for c in p], self.job)
-        loader = build_grid_dataloader(
-            self.runner,
-            self.dl_cfg,
-            dataset,
-            passes,
-            clip_blocks=metrics_ignore_order(self.evaluator_cfg))
+        loader = build_grid_dataloader(self.runner, self.dl_cfg, dataset,
+                                       passes)
         meta = dataset.metainfo
         evaluators = self._evaluators(max(len(p) for p in passes), meta)
         self.runner.visualizer.dataset_meta = meta
@@ -160,7 +159,7 @@ class PassRunner(BaseGridRunner):
                     evaluators = self._evaluators(len(evaluators), meta)
                 self._run_pass(index, cells, batches,
                                loader.batch_sampler.batches_per_pass,
-                               loader.dataset.num_images, evaluators)
+                               loader.batch_sampler.counts, evaluators)
             if self.queue is not None:
                 self._finish_evaluated(keep=0)
         finally:
@@ -197,7 +196,7 @@ class PassRunner(BaseGridRunner):
 
     @torch.no_grad()
     def _run_pass(self, index: int, cells: List[Cell], batches: Iterator,
-                  num_batches: int, num_images: int,
+                  num_batches: int, counts: List[int],
                   evaluators: List[Any]) -> None:
         runner = self.runner
         self.progress.start_pass(cells, num_batches)
@@ -226,7 +225,7 @@ class PassRunner(BaseGridRunner):
         if self.queue is not None:
             runner.call_hook('after_test_epoch', metrics={})
             runner.call_hook('after_test')
-            self.queue.submit(cells, evaluators, num_images,
+            self.queue.submit(cells, evaluators, counts,
                               self._seconds(start, busy),
                               [self.progress.predictions[c] for c in cells])
             self._finish_evaluated()
@@ -234,7 +233,7 @@ class PassRunner(BaseGridRunner):
         all_metrics = []
         for j in range(len(cells)):
             tick = time.perf_counter()
-            all_metrics.append(evaluators[j].evaluate(num_images))
+            all_metrics.append(evaluate_in_order(evaluators[j], counts))
             busy[j] += time.perf_counter() - tick
         if len(cells) == 1:
             epoch_metrics = all_metrics[0]
