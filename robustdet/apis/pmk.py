@@ -15,7 +15,7 @@ from mmengine.dist import is_main_process
 from ..corruptions import CLEAN_SEVERITY, check_severity
 from ..corruptions.grid import CLEAN
 from ..engine import (LoadedImages, ShowHook, ShowSettings, cell_folder,
-                      choose_items, write_set_strips)
+                      choose_items, with_batch_runs, write_set_strips)
 from ..utils.errors import RobustDetError
 from ..utils.pmsets import read_json
 from ..video.table import get_clip_corruption
@@ -144,6 +144,10 @@ def run_pmk(cfg: Any,
     show = ShowSettings.from_cfg(show)
     if show is not None:
         show.check_outside([cfg.test_dataloader.dataset])
+    cfg = cfg.copy()
+    # Launched: each rank scores whole batches of one process.
+    cfg.test_dataloader = with_batch_runs(cfg.test_dataloader,
+                                          cfg.test_evaluator)
     runner = build_test_runner(cfg, checkpoint, work_dir, launcher,
                                loaded=loaded)
     hook = None

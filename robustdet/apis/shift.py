@@ -29,7 +29,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from mmengine.dist import is_main_process
 from mmengine.registry import LOOPS
 
-from ..engine import LoadedImages, ShowHook, ShowSettings, choose_items
+from ..engine import (LoadedImages, ShowHook, ShowSettings, choose_items,
+                      with_batch_runs)
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file
@@ -430,15 +431,18 @@ def _evaluate_split(runner: Any,
     """Evaluate one split with its own evaluator and record it (and draw
     its first images with ``show``)."""
     dirs = (job.split_dir, job.coco_o_root)
+    evaluator_cfg = split_evaluator_cfg(cfg.test_evaluator, job.bench, split,
+                                        *dirs)
+    # Launched: each rank scores whole batches of one process.
+    dataloader = with_batch_runs(
+        split_dataloader_cfg(cfg.test_dataloader, job.bench, split, *dirs),
+        evaluator_cfg)
     loop = LOOPS.build(
         test_cfg,
         default_args=dict(
             runner=runner,
-            dataloader=split_dataloader_cfg(cfg.test_dataloader, job.bench,
-                                            split, *dirs),
-            evaluator=runner.build_evaluator(
-                split_evaluator_cfg(cfg.test_evaluator, job.bench, split,
-                                    *dirs))))
+            dataloader=dataloader,
+            evaluator=runner.build_evaluator(evaluator_cfg)))
     if show is not None:
         dataset = loop.dataloader.dataset
         show.set_source(

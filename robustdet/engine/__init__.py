@@ -3,7 +3,8 @@
 (passes of cells from one dataloader, or the config's own test loop one
 cell at a time), their dataloader pieces, the progress hook, and the
 pictures of ``--show-dir`` (:class:`ShowHook` and its image sources),
-and the hook that keeps RandomCorrupt's epoch current in training."""
+the hook that keeps RandomCorrupt's epoch current in training, and the
+samplers that give each rank whole batches of one process."""
 from .hooks import (GridProgressHook, RandomCorruptHook, RankZeroLoggerHook,
                     ShowHook, ShowItem, ShowSettings, TrainingRecordHook,
                     cell_folder, choose_items, run_seed, with_training_record,
@@ -13,16 +14,16 @@ from .runner import (BaseGridRunner, CellLoopRunner, CellResult, CellRouter,
                      LoadedImages, PassCollate, PassRunner,
                      build_grid_dataloader, cell_dataloader_cfg, grid_images,
                      metrics_ignore_order, pass_dataset, resolve_collate_fn)
-from .samplers import PassBatchSampler
+from .samplers import BatchRunSampler, PassBatchSampler, with_batch_runs
 
 __all__ = [
-    'BaseGridRunner', 'CellLoopRunner', 'CellResult', 'CellRouter',
-    'DecodedOnce', 'DeviceImages', 'GridDataset', 'GridImages',
+    'BaseGridRunner', 'BatchRunSampler', 'CellLoopRunner', 'CellResult',
+    'CellRouter', 'DecodedOnce', 'DeviceImages', 'GridDataset', 'GridImages',
     'GridProgressHook', 'LoadedImages', 'PassBatchSampler', 'PassCollate',
     'PassRunner', 'RandomCorruptHook', 'RankZeroLoggerHook', 'ShowHook',
     'ShowItem', 'ShowSettings', 'TrainingRecordHook', 'with_training_record',
     'build_grid_dataloader', 'cell_dataloader_cfg', 'cell_folder',
     'choose_items', 'grid_images', 'metrics_ignore_order', 'pass_dataset',
-    'resolve_collate_fn', 'run_seed', 'write_set_strips',
+    'resolve_collate_fn', 'run_seed', 'with_batch_runs', 'write_set_strips',
     'write_severity_strips'
 ]

@@ -40,3 +40,34 @@ def metric_type(metric_cfg: Any) -> str:
     kind = metric_cfg.get('type')
     name = kind if isinstance(kind, str) else getattr(kind, '__name__', '')
     return name.split('.')[-1]
+
+
+# Metrics that score by image id: the order in which the ranks' samples
+# reach them changes no number. Not mmdet's VOCMetric (its sort of the
+# detections of all images is not stable, so equal scores on two images
+# may swap) nor CocoMetric's 'proposal_fast' (it pairs results and image
+# ids by position).
+ORDER_FREE_METRICS = ('CocoMetric', 'FastCocoMetric', 'PMKMetric')
+
+
+def metrics_ignore_order(evaluator_cfg: Any) -> bool:
+    """Whether every metric of a test evaluator config scores by image
+    id, so that the order of the samples changes no number (ranks may
+    then score consecutive shares of the images:
+    :class:`~robustdet.engine.samplers.BatchRunSampler`).
+
+    Args:
+        evaluator_cfg (dict | list): The test evaluator config.
+
+    Returns:
+        bool: True for :data:`ORDER_FREE_METRICS` (CocoMetric without
+        ``'proposal_fast'``) only.
+    """
+    for metric in metric_cfgs(evaluator_cfg):
+        if metric_type(metric) not in ORDER_FREE_METRICS:
+            return False
+        wanted = metric.get('metric', 'bbox')
+        if 'proposal_fast' in ([wanted] if isinstance(wanted, str) else
+                               list(wanted)):
+            return False
+    return True

@@ -66,15 +66,20 @@ def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
     assert '| k | mAP50' in proc.stdout
 
 
-def test_test_pmk_over_processes(pmk_setup, clean_pmk, tmp_path):
-    """Launched over 2 processes (27 frames: an uneven split), the report
-    of one process: every set, worst frame and score."""
+@pytest.mark.parametrize('world_size, batch_size', [(2, 2), (3, 3)])
+def test_test_pmk_over_processes(pmk_setup, clean_pmk, tmp_path, world_size,
+                                 batch_size):
+    """Launched over 2 and 3 processes (27 frames: uneven shares, a short
+    last batch), the report of one process: every set, worst frame and
+    score."""
     config, ckpt, _ = pmk_setup
     audit = tmp_path / 'audit'
     audit.mkdir()
     work = tmp_path / 'w'
     procs = run_ranks('tools/test_pmk.py', config, ckpt, '--k', '3',
-                      '--work-dir', work, cwd=REPO, audit=audit)
+                      '--work-dir', work, '--cfg-options',
+                      f'test_dataloader.batch_size={batch_size}',
+                      world_size=world_size, cwd=REPO, audit=audit)
     for proc in procs:
         assert proc.returncode == 0, proc.stderr[-3000:]
     check_only_rank0_writes(audit, work)

@@ -190,3 +190,38 @@ def test_shift_and_test_over_processes(foggy_setup, tmp_path):
     assert json.loads((tmp_path / 'p2.json').read_text()) == json.loads(
         (tmp_path / 'p1.json').read_text())
     assert not ranks[1].stdout.strip()
+
+
+def test_mixed_sizes_over_processes(tmp_path_factory, demo_checkpoint):
+    """Foggy Cityscapes on 7 images of three sizes and aspect ratios: at
+    batch size 3 over 3 processes and 2 over 2, the numbers of one
+    process at the same batch size (each rank scores whole batches of one
+    process, :class:`~robustdet.engine.BatchRunSampler`), where one
+    process gives other numbers at batch size 2 than at 3."""
+    from demo_data import generate_demo_data
+    root = tmp_path_factory.mktemp('foggy_mixed')
+    generate_demo_data(str(root), seed=0, num_train=1, num_val=7,
+                       size=[(128, 96), (96, 128), (160, 80)],
+                       layouts=['cityscapes'])
+    write_foggy_cityscapes(str(root / 'cityscapes'))
+    config = str(root / 'foggy_config.py')
+    small_config(FOGGY_DEMO, str(root)).dump(config)
+    splits = ('--benchmark', 'foggy-cityscapes', '--splits', 'clean',
+              'beta=0.02')
+
+    def numbers(batch_size, world_size):
+        work = root / f'w-{batch_size}-{world_size}'
+        args = [config, demo_checkpoint[1], *splits, '--work-dir', work,
+                '--cfg-options', f'test_dataloader.batch_size={batch_size}']
+        procs = (run_ranks('tools/test_shift.py', *args,
+                           world_size=world_size, cwd=REPO)
+                 if world_size > 1 else [run(*args)])
+        for proc in procs:
+            assert proc.returncode == 0, proc.stderr[-3000:]
+        found = json.loads((work / RESULTS_FILE).read_text())
+        return found['splits'], found['summary']
+
+    one = {b: numbers(b, 1) for b in (2, 3)}
+    assert one[2] != one[3]
+    assert numbers(3, 3) == one[3]
+    assert numbers(2, 2) == one[2]

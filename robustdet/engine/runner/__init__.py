@@ -1,11 +1,12 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+from ...utils.evaluator_cfg import metrics_ignore_order
 from .base import BaseGridRunner, CellResult
 from .cell_datasets import (CellRouter, DecodedOnce, cell_dataloader_cfg,
                             pass_dataset)
 from .cell_loop import CellLoopRunner
 from .grid_dataloader import (GridDataset, PassCollate, build_grid_dataloader,
                               resolve_collate_fn)
-from .pass_runner import PassRunner, metrics_ignore_order
+from .pass_runner import PassRunner
 from .show_images import DeviceImages, GridImages, LoadedImages, grid_images
 
 __all__ = [

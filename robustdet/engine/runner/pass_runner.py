@@ -31,43 +31,12 @@ from mmengine.runner.amp import autocast
 from ...corruptions.grid import Cell, cell_key
 from ...datasets import HOST_KEY
 from ...models import find_corrupting_preprocessor
-from ...utils.evaluator_cfg import metric_cfgs, metric_type
 from ..hooks import ShowHook
 from .async_eval import EvaluationQueue, resolve_overlap
 from .base import BaseGridRunner, CellResult, real_metrics
 from .cell_datasets import DecodedOnce, pass_dataset
 from .grid_dataloader import build_grid_dataloader
 from .ordered_eval import evaluate_in_order
-
-# Metrics that score by image id: the order in which the ranks' samples
-# reach them changes no number. Not mmdet's VOCMetric (its sort of the
-# detections of all images is not stable, so equal scores on two images
-# may swap) nor CocoMetric's 'proposal_fast' (it pairs results and image
-# ids by position).
-_ORDER_FREE_METRICS = ('CocoMetric', 'FastCocoMetric', 'PMKMetric')
-
-
-def metrics_ignore_order(evaluator_cfg: Any) -> bool:
-    """Whether every metric of a test evaluator config scores by image
-    id, so that the order of the samples changes no number. (The runner
-    no longer needs to know: its evaluation puts the ranks' samples back
-    into the dataset's order, :mod:`.ordered_eval`.)
-
-    Args:
-        evaluator_cfg (dict | list): The test evaluator config.
-
-    Returns:
-        bool: True for :data:`_ORDER_FREE_METRICS` (CocoMetric without
-        ``'proposal_fast'``) only.
-    """
-    for metric in metric_cfgs(evaluator_cfg):
-        if metric_type(metric) not in _ORDER_FREE_METRICS:
-            return False
-        wanted = metric.get('metric', 'bbox')
-        if 'proposal_fast' in ([wanted] if isinstance(wanted, str) else
-                               list(wanted)):
-            return False
-    return True
 
 
 class PassRunner(BaseGridRunner):

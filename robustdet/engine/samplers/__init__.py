@@ -1,4 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-from .pass_batch_sampler import PassBatchSampler
+from .batch_run_sampler import BatchRunSampler, with_batch_runs
+from .pass_batch_sampler import PassBatchSampler, batch_runs, real_counts
 
-__all__ = ['PassBatchSampler']
+__all__ = [
+    'BatchRunSampler', 'PassBatchSampler', 'batch_runs', 'real_counts',
+    'with_batch_runs'
+]

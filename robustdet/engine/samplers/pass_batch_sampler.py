@@ -6,10 +6,20 @@ from typing import Iterator, List, Optional
 from mmengine.dist import get_dist_info
 
 
-def _runs(num_images: int, batch_size: int,
-          world_size: int) -> List[List[List[int]]]:
-    """The batches one process makes, split into consecutive runs as even
-    as whole batches allow (rank r before rank r + 1)."""
+def batch_runs(num_images: int, batch_size: int,
+               world_size: int) -> List[List[List[int]]]:
+    """The batches one process makes (consecutive images, ``batch_size``
+    each, the last one shorter), split into consecutive runs as even as
+    whole batches allow (rank r before rank r + 1).
+
+    Args:
+        num_images (int): Images.
+        batch_size (int): Images per batch.
+        world_size (int): Ranks.
+
+    Returns:
+        list[list[list[int]]]: Per rank, its batches of image indices.
+    """
     batches = [
         list(range(start, min(start + batch_size, num_images)))
         for start in range(0, num_images, batch_size)
@@ -37,7 +47,7 @@ def real_counts(num_images: int, batch_size: int,
     """
     return [
         sum(map(len, run))
-        for run in _runs(num_images, batch_size, world_size)
+        for run in batch_runs(num_images, batch_size, world_size)
     ]
 
 
@@ -76,7 +86,7 @@ class PassBatchSampler:
         self.num_passes = num_passes
         self.num_images = num_images
         self.batch_size = batch_size
-        self.batches = _runs(num_images, batch_size, world_size)[rank]
+        self.batches = batch_runs(num_images, batch_size, world_size)[rank]
         self.indices = [i for batch in self.batches for i in batch]
         self.batches_per_pass = len(self.batches)
         # Each rank's number of samples per pass, for the evaluation.
