@@ -264,7 +264,8 @@ def start_ranks(script: str, args: Sequence[Any], world_size: int,
                 cwd: Optional[str] = None,
                 rank_args: Optional[Sequence[Sequence[Any]]] = None,
                 port: Optional[int] = None,
-                audit: Optional[str] = None) -> List[ToolProcess]:
+                audit: Optional[str] = None,
+                env: Optional[Dict[str, str]] = None) -> List[ToolProcess]:
     """Start ``world_size`` ranks of ``python SCRIPT ARGS --launcher
     pytorch`` on this machine, as torchrun would (rank 0 holds the
     rendezvous store at ``port``).
@@ -278,12 +279,15 @@ def start_ranks(script: str, args: Sequence[Any], world_size: int,
         port (int, optional): ``MASTER_PORT``; a free one if None.
         audit (str, optional): A folder to record each rank's writes in
             (:data:`AUDIT_ENV`, :func:`check_only_rank0_writes`).
+        env (dict, optional): More environment variables for every rank.
 
     Returns:
         list[ToolProcess]: The ranks, in order.
     """
     port = free_port() if port is None else port
-    extra = {AUDIT_ENV: str(audit)} if audit else {}
+    extra = dict(env or {})
+    if audit:
+        extra[AUDIT_ENV] = str(audit)
     return [
         ToolProcess(script, [*args, *(rank_args[r] if rank_args else ()),
                              '--launcher', 'pytorch'], cwd,

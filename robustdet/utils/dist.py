@@ -59,6 +59,10 @@ HEARTBEAT_MISSED = 3
 # (--dist-stall-timeout): a killed, stopped (SIGSTOP) or frozen process
 # stops beating; a busy one keeps beating, from its own thread.
 DEFAULT_STALL_TIMEOUT = 30.0
+# Within a stretch of steps (batches), a main thread that makes none for
+# the stall timeout, or this many times its slowest step if longer, is
+# stuck: its heartbeat stops too.
+PROGRESS_FACTOR = 4
 _HEARTBEAT_KEY = 'robustdet/heartbeat/{}'
 # Set by a rank that finished its work: its heartbeat may stop.
 DONE_KEY = 'robustdet/done/{}'
@@ -174,9 +178,11 @@ def choose_backend(configured: Optional[str],
 
 
 def check_not_launched(environ: Optional[Dict[str, str]] = None) -> None:
-    """Refuse ``--launcher none`` in one of several processes that torchrun
-    or mpirun started: each would run the whole job on its own and all
-    of them would write into one work dir.
+    """Refuse ``--launcher none`` in one of several processes that torchrun,
+    srun or mpirun started: each would run the whole job on its own and
+    all of them would write into one work dir. (srun is told by its step's
+    task count: a batch script's own process has ``SLURM_NTASKS`` and
+    ``SLURM_PROCID`` too, and may run one process.)
 
     Args:
         environ (dict, optional): The environment; ``os.environ`` if None.
@@ -187,13 +193,15 @@ def check_not_launched(environ: Optional[Dict[str, str]] = None) -> None:
     environ = os.environ if environ is None else environ
     for launcher, size, markers in (
             ('pytorch', 'WORLD_SIZE', ('TORCHELASTIC_RUN_ID', 'LOCAL_RANK')),
+            ('slurm', 'SLURM_STEP_NUM_TASKS', ('SLURM_PROCID', )),
             ('mpi', 'OMPI_COMM_WORLD_SIZE', ('OMPI_COMM_WORLD_RANK', ))):
         try:
             count = int(environ.get(size, '1'))
         except ValueError:
             continue
         if count > 1 and any(m in environ for m in markers):
-            starter = 'torchrun' if launcher == 'pytorch' else 'mpirun'
+            starter = dict(pytorch='torchrun', slurm='srun',
+                           mpi='mpirun')[launcher]
             raise RobustDetError(
                 f'this process is one of {count} that {starter} started '
                 f'({size}={count}), but --launcher is none: each would run '
@@ -316,11 +324,43 @@ class Heartbeat(threading.Thread):
         self.stopped: Optional[List[int]] = []
         self.fired = False
         self.stopping = threading.Event()
+        # The main thread's progress through a stretch of work (ticks);
+        # None outside one (evaluation, collective waits, setup).
+        self.began: Optional[float] = None
+        self.last_tick: Optional[float] = None
+        self.longest_tick = 0.0
         self.beat()
         atexit.register(self.stop)
 
     def beat(self) -> None:
         self.store.add(self.key, 1)
+
+    def begin(self) -> None:
+        """The main thread starts a stretch of steps (batches). Its first
+        step is timed, not watched (it may start workers)."""
+        self.began, self.last_tick = time.monotonic(), None
+
+    def tick(self) -> None:
+        """The main thread finished a step of its stretch."""
+        now = time.monotonic()
+        last = self.last_tick if self.last_tick is not None else self.began
+        if last is not None:
+            self.longest_tick = max(self.longest_tick, now - last)
+        self.last_tick = now
+
+    def idle(self) -> None:
+        """The main thread left its stretch of steps (to evaluate, or to
+        wait for the other ranks): no step is due until the next stretch
+        has made its first."""
+        self.began = self.last_tick = None
+
+    def stuck(self) -> bool:
+        """Whether the main thread is overdue for its next step: no tick
+        for ``stall_timeout`` seconds, or for 4 times its slowest step
+        so far if that is longer."""
+        last = self.last_tick
+        return last is not None and time.monotonic() - last > max(
+            self.stall_timeout, PROGRESS_FACTOR * self.longest_tick)
 
     def watch(self) -> None:
         """Fire on the other ranks whose heartbeat has not moved for
@@ -355,7 +395,8 @@ class Heartbeat(threading.Thread):
     def run(self) -> None:
         while not self.stopping.wait(HEARTBEAT_INTERVAL):
             try:
-                self.beat()
+                if not self.stuck():  # a stuck rank looks stopped
+                    self.beat()
                 self.watch()
             except Exception:  # the store is gone
                 # Rank 0 holds it: gone after rank 0 finished is the end.
@@ -368,6 +409,34 @@ class Heartbeat(threading.Thread):
         self.stopping.set()
         if self.is_alive() and self is not threading.current_thread():
             self.join(timeout=10 * HEARTBEAT_INTERVAL)
+
+
+def progress_begin() -> None:
+    """Mark the start of a stretch of steps (the batches of a pass) for
+    the watchdog: after its first step, a rank whose main thread makes
+    none for ``--dist-stall-timeout`` seconds (or 4 times its slowest
+    step, if longer) stops beating, so the others stop as for a dead
+    rank. Nothing without a launcher."""
+    beat = _JOB.get('heartbeat')
+    if beat is not None:
+        beat.begin()
+
+
+def progress_tick() -> None:
+    """Mark a step (a batch) of the stretch done
+    (:func:`progress_begin`)."""
+    beat = _JOB.get('heartbeat')
+    if beat is not None:
+        beat.tick()
+
+
+def progress_idle() -> None:
+    """Mark the end of a stretch of steps (before an evaluation or a wait
+    for the other ranks, however long): no step is due until the next
+    stretch."""
+    beat = _JOB.get('heartbeat')
+    if beat is not None:
+        beat.idle()
 
 
 def _exit_stopped() -> None:

@@ -210,18 +210,19 @@ def _gone(proc):
         return True
 
 
-def _stop_rank_1(demo_checkpoint, work, sig):
-    """Start 2 ranks (a 5 s stall timeout, 2 dataloader workers each),
-    send rank 1 ``sig`` once a cell is recorded: rank 0's result, seconds
-    until it ended, and rank 1's processes, those still there
-    :data:`ORPHAN_BOUND` seconds after the signal, and its /dev/shm
+def _stop_rank_1(demo_checkpoint, work, sig, world_size):
+    """Start the ranks (a 5 s stall timeout, 2 dataloader workers each),
+    send rank 1 ``sig`` once a cell is recorded: the other ranks' results,
+    seconds until the last ended, and rank 1's processes, those still
+    there :data:`ORPHAN_BOUND` seconds after the signal, and its /dev/shm
     files."""
     ranks = start_ranks(
         TOOL,
         _args(demo_checkpoint, work, '--dist-timeout', '120',
               '--dist-stall-timeout', '5', '--cfg-options',
               'test_dataloader.num_workers=2',
-              'test_dataloader.persistent_workers=False'), 2, cwd=REPO)
+              'test_dataloader.persistent_workers=False'), world_size,
+        cwd=REPO)
     try:
         _wait_for_cells(work / RESULTS_FILE, 1, ranks)
         family, shm = _family(ranks[1].pid)
@@ -231,8 +232,8 @@ def _stop_rank_1(demo_checkpoint, work, sig):
         while left and time.time() < start + ORPHAN_BOUND:
             time.sleep(0.05)
             left = [p for p in family if not _gone(p)]
-        proc = ranks[0].wait(timeout=120)
-        return proc, time.time() - start, (family, left, shm)
+        procs = [r.wait(timeout=120) for i, r in enumerate(ranks) if i != 1]
+        return procs, time.time() - start, (family, left, shm)
     finally:
         for rank in ranks:
             if sig == signal.SIGSTOP and rank.process.is_alive():
@@ -240,12 +241,14 @@ def _stop_rank_1(demo_checkpoint, work, sig):
             rank.kill()
 
 
-@pytest.mark.parametrize('sig', [signal.SIGKILL, signal.SIGSTOP],
-                         ids=['killed', 'stopped'])
+@pytest.mark.parametrize('sig, world_size',
+                         [(signal.SIGKILL, 2), (signal.SIGSTOP, 2),
+                          (signal.SIGKILL, 3)],
+                         ids=['killed', 'stopped', 'killed-of-3'])
 def test_a_dead_or_stopped_rank_stops_the_others(demo_checkpoint, tmp_path,
-                                                sig):
+                                                sig, world_size):
     """Rank 1 killed (kill -9) or stopped (SIGSTOP, alive but frozen)
-    mid-grid: rank 0 stops in one line naming it, with status 3, within
+    mid-grid: the others stop in one line naming it, with status 3, within
     2 x --dist-stall-timeout + a heartbeat (here 11 s; a killed rank's
     closed connection may end a collective sooner), far within
     --dist-timeout (120 s), and what was finished resumes. Nothing of the
@@ -253,21 +256,78 @@ def test_a_dead_or_stopped_rank_stops_the_others(demo_checkpoint, tmp_path,
     :data:`ORPHAN_BOUND` (the kernel's parent-death signal; elsewhere
     half a second of polling) and leave no file in /dev/shm."""
     work = tmp_path / 'w'
-    proc, took, (family, left, shm) = _stop_rank_1(demo_checkpoint, work,
-                                                   sig)
-    assert proc.returncode == 3, proc.stderr[-3000:]
+    procs, took, (family, left, shm) = _stop_rank_1(demo_checkpoint, work,
+                                                    sig, world_size)
     assert took < 2 * 5 + 1 + 5, took  # + the batch and the message
-    last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith('error: rank 1 stopped'), last
-    assert 'rank 0 stops too' in last
-    if sig == signal.SIGSTOP:
-        assert 'no heartbeat for 5 s' in last, last
-    assert 'Traceback' not in proc.stderr
+    for rank, proc in zip([0] + list(range(2, world_size)), procs):
+        assert proc.returncode == 3, proc.stderr[-3000:]
+        last = proc.stderr.strip().splitlines()[-1]
+        assert last.startswith('error: rank 1 stopped'), last
+        assert f'rank {rank} stops too' in last
+        if sig == signal.SIGSTOP:
+            assert 'no heartbeat for 5 s' in last, last
+        assert 'Traceback' not in proc.stderr
     assert load_results(str(work / RESULTS_FILE))['seconds']
     if sig == signal.SIGKILL:
         assert len(family) == 3, family  # the rank and its 2 workers
         assert not left, left
         assert not [path for path in shm if osp.exists(path)]
+
+
+def _slow_config(demo_checkpoint, tmp_path, **metric):
+    """The demo config with :class:`tests.slow_metric.SlowCocoMetric`."""
+    from mmengine.config import Config
+    cfg = Config.fromfile(demo_checkpoint[0])
+    cfg.custom_imports = dict(imports=['robustdet', 'tests.slow_metric'],
+                              allow_failed_imports=False)
+    cfg.test_evaluator = dict(cfg.test_evaluator, type='SlowCocoMetric',
+                              **metric)
+    path = str(tmp_path / 'slow_config.py')
+    cfg.dump(path)
+    return path
+
+
+def test_a_slow_evaluation_does_not_trip_the_watchdog(demo_checkpoint,
+                                                      tmp_path):
+    """Rank 0 evaluating for 8 s (a registered metric that sleeps, as a
+    large COCO evaluation does) while rank 1 waits for it, with a 3 s
+    --dist-stall-timeout: both keep beating, and the run ends well."""
+    slow = _slow_config(demo_checkpoint, tmp_path, sleep=8)
+    work = tmp_path / 'w'
+    procs = run_ranks(TOOL, slow, demo_checkpoint[1], '--work-dir', work,
+                      '--corruptions', 'gaussian_noise', '--severities', '0',
+                      '--dist-stall-timeout', '3', world_size=2, cwd=REPO,
+                      env=dict(PYTHONPATH=REPO))
+    _ok(procs)
+    results = load_results(str(work / RESULTS_FILE))
+    assert results['seconds']['clean'] > 8
+    assert 'stopped' not in procs[0].stderr + procs[1].stderr
+
+
+def test_a_stuck_rank_stops_the_others(demo_checkpoint, tmp_path):
+    """Rank 1's main thread stuck mid-pass (in its second batch) while
+    its process lives and its heartbeat thread runs: after its first
+    batch, no step for --dist-stall-timeout (5 s) stops its heartbeat,
+    and rank 0 stops in one line within 2 x 5 s + 1 s + a batch (here
+    within 5 s more: it waits in the evaluation's collective); rank 1
+    ends once rank 0's store is gone. Neither waits out --dist-timeout
+    (120 s)."""
+    stuck = _slow_config(demo_checkpoint, tmp_path, stuck_rank=1,
+                         stuck_at=2)
+    work = tmp_path / 'w'
+    start = time.time()
+    procs = run_ranks(TOOL, stuck, demo_checkpoint[1], '--work-dir', work,
+                      *GRID, '--dist-timeout', '120', '--dist-stall-timeout',
+                      '5', '--cfg-options', 'test_dataloader.batch_size=1',
+                      world_size=2, cwd=REPO, env=dict(PYTHONPATH=REPO),
+                      timeout=120)
+    took = time.time() - start
+    assert procs[0].returncode == 3, procs[0].stderr[-3000:]
+    last = procs[0].stderr.strip().splitlines()[-1]
+    assert last.startswith('error: rank 1 stopped (no heartbeat for 5 s'), \
+        last
+    assert procs[1].returncode == 3, procs[1].stderr[-3000:]
+    assert took < 60, took
 
 
 def test_launcher_without_its_environment(demo_checkpoint, tmp_path):

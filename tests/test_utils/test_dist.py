@@ -38,18 +38,24 @@ def test_torchrun_environment():
 
 
 def test_launched_without_launcher_is_refused(tmp_path):
-    """torchrun or mpirun without --launcher would start N whole runs into
-    one work dir: each process refuses in one line."""
+    """torchrun, srun or mpirun without --launcher would start N whole runs
+    into one work dir: each process refuses in one line."""
     for env, words in (
             (dict(TORCHRUN, TORCHELASTIC_RUN_ID='x'),
              'one of 2 that torchrun'),
             (dict(WORLD_SIZE='4', LOCAL_RANK='0'), '--launcher pytorch'),
             (dict(OMPI_COMM_WORLD_SIZE='2', OMPI_COMM_WORLD_RANK='1'),
-             '--launcher mpi')):
+             '--launcher mpi'),
+            (dict(SLURM_STEP_NUM_TASKS='8', SLURM_NTASKS='8',
+                  SLURM_PROCID='3'), 'one of 8 that srun started '
+             r'\(SLURM_STEP_NUM_TASKS=8\).*--launcher slurm')):
         with pytest.raises(RobustDetError, match=words):
             check_not_launched(env)
+    # A batch script's own process (no srun step), or srun -n 1: one run.
     for env in ({}, dict(WORLD_SIZE='1', LOCAL_RANK='0'),
-                dict(WORLD_SIZE='2'), dict(WORLD_SIZE='x', LOCAL_RANK='0')):
+                dict(WORLD_SIZE='2'), dict(WORLD_SIZE='x', LOCAL_RANK='0'),
+                dict(SLURM_NTASKS='8', SLURM_PROCID='0'),
+                dict(SLURM_STEP_NUM_TASKS='1', SLURM_PROCID='0')):
         check_not_launched(env)
     # A real tool, started as torchrun starts rank 1 of 2.
     work = tmp_path / 'w'

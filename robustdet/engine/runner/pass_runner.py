@@ -31,6 +31,7 @@ from mmengine.runner.amp import autocast
 from ...corruptions.grid import Cell, cell_key
 from ...datasets import HOST_KEY
 from ...models import find_corrupting_preprocessor
+from ...utils.dist import progress_begin, progress_idle, progress_tick
 from ..hooks import ShowHook
 from .async_eval import EvaluationQueue, resolve_overlap
 from .base import BaseGridRunner, CellResult, real_metrics
@@ -174,6 +175,7 @@ class PassRunner(BaseGridRunner):
         runner.call_hook('before_test')
         runner.call_hook('before_test_epoch')
         runner.model.eval()
+        progress_begin()
         for b in range(num_batches):
             batch = next(batches)
             assert batch['pass_index'] == index, (batch['pass_index'], index)
@@ -191,6 +193,9 @@ class PassRunner(BaseGridRunner):
                 runner.call_hook('after_test_iter', batch_idx=b,
                                  data_batch=data, outputs=outputs)
                 busy[j] += time.perf_counter() - tick
+            progress_tick()
+        # Evaluating, and waiting for the other ranks: no step is due.
+        progress_idle()
         if self.queue is not None:
             runner.call_hook('after_test_epoch', metrics={})
             runner.call_hook('after_test')
