@@ -8,7 +8,6 @@ baseline row, and each run's mPC per corruption.
 value in points, rPC in %); Markdown, CSV and the P-mPC scatter plot are
 derived from it alone. Used by ``tools/compare_results.py``.
 """
-import io
 import os.path as osp
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -21,6 +20,7 @@ from ..evaluation.functional.robustness import (grid_coverage,
                                                 robustness_summary)
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from ..visualization.report_plots import comparison_plot
 from .compare_view import CE_COUNTS, CE_KEYS, compare_view
 from .corruption_errors import COUNT_WORDS
 from .formatting import csv_text
@@ -29,8 +29,6 @@ from .templating import render
 
 FORMAT = 'robustdet.compare/1'
 STEM = 'compare'
-# Dashed lines of constant rPC in the plot (%).
-ISO_RPC = (40, 60, 80)
 
 Run = Tuple[str, str, Dict[str, Any]]
 
@@ -260,83 +258,6 @@ def comparison_csv(data: Dict[str, Any]) -> str:
         str: CSV text.
     """
     return csv_text(compare_view(data)['records'])
-
-
-def comparison_plot(data: Dict[str, Any]) -> bytes:
-    """P (x) against mPC (y): the published rows in grey with small
-    labels, the runs in colour with labels (hollow markers and ``*`` for
-    incomplete grids), dashed lines of constant rPC.
-
-    Args:
-        data (dict): From :func:`comparison`.
-
-    Returns:
-        bytes: PNG.
-    """
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    rows = [r for r in data['rows']
-            if r['P'] is not None and r['mPC'] is not None]
-    fig, ax = plt.subplots(figsize=(8.0, 6.0))
-    xs = [r['P'] for r in rows] or [0.0, 100.0]
-    ys = [r['mPC'] for r in rows] or [0.0, 100.0]
-    pad = max(2.0, 0.08 * max(max(xs) - min(xs), max(ys) - min(ys)))
-    x0, x1 = max(0.0, min(xs) - pad), min(100.0, max(xs) + 2 * pad)
-    y0, y1 = max(0.0, min(ys) - pad), min(100.0, max(ys) + pad)
-    for rpc in ISO_RPC:
-        r = rpc / 100
-        ax.plot([0, 100], [0, 100 * r], ls='--', lw=0.8, color='0.6',
-                zorder=1)
-        # where the line leaves the plot (its upper or right edge)
-        right = x1 * r <= y1
-        at = (x1, x1 * r) if right else (y1 / r, y1)
-        if x0 <= at[0] <= x1 and y0 <= at[1] <= y1:
-            left = at[0] < x0 + 0.15 * (x1 - x0)
-            ax.annotate(f'rPC {rpc} %', at, fontsize=7, color='0.4',
-                        ha='left' if left else 'right',
-                        va='bottom' if right else 'top',
-                        xytext=(-2, 2) if right else (4 if left else -4, -2),
-                        textcoords='offset points')
-    for row in rows:
-        if row['kind'] != 'published':
-            continue
-        ax.scatter(row['P'], row['mPC'], s=18, color='0.55', zorder=2,
-                   edgecolors='black' if row['baseline'] else 'none')
-        label = f'{row["model"]} {row["backbone"]}'
-        if row['training'] != 'standard':
-            label += f' ({row["training"]})'
-        ax.annotate(label + (' (baseline)' if row['baseline'] else ''),
-                    (row['P'], row['mPC']), fontsize=5, color='0.35',
-                    xytext=(3, -6), textcoords='offset points')
-    colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
-    runs = [r for r in rows if r['kind'] == 'run']
-    for i, row in enumerate(runs):
-        colour = colours[i % len(colours)]
-        hollow = row.get('incomplete')
-        ax.scatter(row['P'], row['mPC'], s=40, marker='o', zorder=4,
-                   facecolors='none' if hollow else colour,
-                   edgecolors=colour, linewidths=1.5)
-        ax.annotate(row['label'] + ('*' if hollow else ''),
-                    (row['P'], row['mPC']), fontsize=8, color=colour,
-                    xytext=(4, 4), textcoords='offset points', zorder=5,
-                    bbox=dict(boxstyle='round,pad=0.1', fc='white',
-                              ec='none', alpha=0.7))
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y0, y1)
-    ax.set_xlabel(f'P: clean {data["metric"]} × 100')
-    ax.set_ylabel('mPC × 100')
-    title = f'{data["dataset"]} {data["task"]}: runs (colour) and ' \
-        'published (grey)'
-    if any(r.get('incomplete') for r in runs):
-        title += '; * incomplete grid'
-    ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format='png', dpi=120)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def write_comparison(data: Dict[str, Any], out_dir: str) -> List[str]:

@@ -9,7 +9,6 @@ in points: mAP × 100) from ``shift.json`` files of ``--benchmark coco-o``;
 Markdown and the scatter plot are derived from it alone. Used by
 ``tools/effective_robustness.py``.
 """
-import io
 import os.path as osp
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -17,6 +16,7 @@ from ..evaluation.functional.effective_robustness import \
     effective_robustness_table
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
+from ..visualization.report_plots import er_plot
 from .formatting import DASH, one_decimal
 from .templating import render
 
@@ -161,56 +161,6 @@ def er_markdown(data: Dict[str, Any]) -> str:
     """The report as Markdown (``templates/effective_robustness.md.j2``
     over :func:`er_view`): the line, then one row per run."""
     return render('effective_robustness.md.j2', v=er_view(data))
-
-
-def er_plot(data: Dict[str, Any]) -> bytes:
-    """COCO mAP (x) against COCO-O mAP (y): the runs (filled: fitted the
-    line, hollow: not), the line over their range, a label per run.
-
-    Args:
-        data (dict): From :func:`er_report`.
-
-    Returns:
-        bytes: PNG.
-    """
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    rows = data['runs']
-    line = data['line']
-    xs = [r['coco'] for r in rows]
-    fig, ax = plt.subplots(figsize=(7.0, 5.0))
-    pad = max(1.0, 0.1 * (max(xs) - min(xs)))
-    x0, x1 = min(xs) - pad, max(xs) + pad
-    ax.plot([x0, x1],
-            [line['slope'] * x0 + line['intercept'],
-             line['slope'] * x1 + line['intercept']],
-            ls='--', lw=1, color='0.4',
-            label=f'fit over {len(line["fitted"])} run(s): '
-            f'y = {line["slope"]:.3f} x '
-            f'{"+" if line["intercept"] >= 0 else "−"} '
-            f'{abs(line["intercept"]):.2f}')
-    colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
-    for i, row in enumerate(rows):
-        colour = colours[i % len(colours)]
-        ax.scatter(row['coco'], row['coco_o'], s=40, zorder=3,
-                   facecolors=colour if row['fitted'] else 'none',
-                   edgecolors=colour, linewidths=1.5)
-        ax.annotate(f'{row["name"]} (ER {row["er"]:+.2f})',
-                    (row['coco'], row['coco_o']), fontsize=8,
-                    color=colour, xytext=(4, 4), textcoords='offset points')
-    ax.set_xlim(x0, x1)
-    ax.set_xlabel(f'COCO {data["metric"]} × 100')
-    ax.set_ylabel(f'COCO-O {data["metric"]} × 100 (mean of domains)')
-    ax.set_title('Effective robustness on COCO-O (filled: fitted the line)',
-                 fontsize=9)
-    ax.legend(fontsize=8, loc='upper left')
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format='png', dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def write_er_report(data: Dict[str, Any], out_dir: str) -> List[str]:

@@ -5,7 +5,6 @@ Everything here is derived from ``robustness.json`` alone, so
 ``tools/robustness_report.py`` can regenerate it at any time.
 """
 import functools
-import io
 import os.path as osp
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -14,6 +13,7 @@ from ..corruptions import (BENCHMARK_GROUPS, CORRUPTIONS_BY_NAME, GROUPS,
 from ..evaluation.functional.video_robustness import FAMILY_OF
 from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..video.types import FAMILIES
+from ..visualization.report_plots import severity_panels_png
 from .corruption_errors import COUNT_WORDS
 from .formatting import csv_text, slug
 from .robustness_view import robustness_view, runs_view
@@ -113,15 +113,12 @@ def plot_video_metric(results: Dict[str, Any], metric: str) -> bytes:
 def _plot_panels(results: Dict[str, Any], metric: str, panels: Sequence[Any],
                  title: str) -> bytes:
     """One panel per ``(title, corruption names)``, a line per corruption
-    from clean (severity 0) to severity 5, as PNG bytes."""
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(3.2 * len(panels), 3.2), sharey=True,
-        squeeze=False)
+    from clean (severity 0) to severity 5, as PNG bytes
+    (:func:`~robustdet.visualization.report_plots.severity_panels_png`)."""
     clean = (results.get('clean') or {}).get(metric)
-    for ax, (group, names) in zip(axes[0], panels):
+    series = []
+    for group, names in panels:
+        lines = []
         for name in names:
             xs, ys = [], []
             if clean is not None and clean >= 0:
@@ -132,21 +129,11 @@ def _plot_panels(results: Dict[str, Any], metric: str, panels: Sequence[Any],
                 if value is not None and value >= 0:
                     xs.append(sev)
                     ys.append(100 * value)
-            ax.plot(xs, ys, marker='o', markersize=3, label=name)
-        ax.set_title(group)
-        ax.set_xlabel('severity (0 = clean)')
-        ax.set_xticks(range(0, len(SEVERITIES) + 1))
-        ax.grid(alpha=0.3)
-        if names:
-            ax.legend(fontsize=7)
-    axes[0][0].set_ylabel(f'{metric} × 100')
-    fig.suptitle(osp.splitext(osp.basename(str(results.get('config'))))[0] +
-                 f': {title}', fontsize=9)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format='png', dpi=100)
-    plt.close(fig)
-    return buf.getvalue()
+            lines.append((name, xs, ys))
+        series.append((group, lines))
+    config = osp.splitext(osp.basename(str(results.get('config'))))[0]
+    return severity_panels_png(series, f'{metric} × 100',
+                               f'{config}: {title}')
 
 
 def _report_plan(results: Dict[str, Any], stem: str,
