@@ -7,7 +7,7 @@ import os.path as osp
 
 from demo_data.styles import write_style_images
 from tests.conftest import REPO
-from tests.tool_process import run_ranks, run_tool
+from tests.tool_process import audited_writes, run_ranks, run_tool
 
 TOOL = osp.join(REPO, 'tools', 'stylize_dataset.py')
 
@@ -72,10 +72,32 @@ def test_over_processes_the_files_of_one(demo_dir, tmp_path):
     assert len([p for p in one if p.endswith('.jpg')]) == 16
     for world_size in (2, 3):
         out = tmp_path / f'w{world_size}'
+        audit = tmp_path / f'audit{world_size}'
+        audit.mkdir()
         procs = run_ranks(TOOL, *args, '--out-dir', out,
-                          world_size=world_size, cwd=REPO)
+                          world_size=world_size, cwd=REPO, audit=audit)
         for p in procs:
             assert p.returncode == 0, p.stderr
         assert _tree(out) == one
         assert 'wrote 16 of 16 stylized images' in procs[0].stdout
         assert not any(p.stdout.strip() for p in procs[1:])
+        _check_writers(audit, out, world_size)
+
+
+def _check_writers(audit, out, world_size):
+    """Every rank writes only its own stylized images (each file of the
+    output by one rank, every rank some), and the annotations and records
+    come from rank 0 (every file any rank opened for writing, created or
+    renamed onto is recorded: tests/tool_process.py)."""
+    prefix = str(out) + os.sep
+    owners = {}
+    for rank, paths in audited_writes(audit).items():
+        for path in paths:
+            if path.startswith(prefix) and osp.isfile(path):
+                owners.setdefault(osp.relpath(path, out), set()).add(rank)
+    assert set(owners) == set(_tree(out))
+    assert all(len(ranks) == 1 for ranks in owners.values()), owners
+    shared = {f: r for f, r in owners.items() if not f.endswith('.jpg')}
+    assert shared and all(r == {0} for r in shared.values()), shared
+    images = [r for f, r in owners.items() if f.endswith('.jpg')]
+    assert set().union(*images) == set(range(world_size))
