@@ -38,18 +38,6 @@ DETECTOR = osp.join('demo', 'checkpoints',
 KEPT_META = ('robustdet_training_record', 'cfg', 'seed', 'experiment_name')
 
 
-def cpu_model():
-    """The CPU's model name (Linux), or what ``platform`` knows."""
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    return line.split(':', 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--data-dir', default='data/demo')
@@ -58,6 +46,7 @@ def main():
     import torch
 
     from robustdet.utils.io import sha256_file
+    from robustdet.utils.machine import cpu_model
     os.chdir(REPO)
     subprocess.run([
         sys.executable, 'demo/make_demo_data.py', '--out-dir', args.data_dir,

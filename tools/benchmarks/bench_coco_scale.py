@@ -62,6 +62,7 @@ sys.path.insert(1, osp.dirname(osp.abspath(__file__)))
 
 from robustdet.utils.cli import cli_entry  # noqa: E402
 from robustdet.utils.errors import RobustDetError  # noqa: E402
+from robustdet.utils.machine import cpu_model  # noqa: E402
 
 REPLAY_CONFIG = osp.join(REPO, 'configs', 'benchmarks',
                          'replay_coco-scale.py')
@@ -410,14 +411,7 @@ FORMULA = ('T = cells x (max(5000 x d / C, 5000 / X) + E)   [E in line]\n'
 
 
 def machine():
-    model = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        with open('/proc/cpuinfo') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    model = line.split(':', 1)[1].strip()
-                    break
-    return dict(cpu=model, cores=len(os.sched_getaffinity(0)),
+    return dict(cpu=cpu_model(), cores=len(os.sched_getaffinity(0)),
                 python=platform.python_version())
 
 

@@ -20,13 +20,14 @@ plain encode (whose x264 reads unwritten memory on an AVX-512 CPU, see
 import argparse
 import os
 import os.path as osp
-import platform
 import sys
 
 import numpy as np
 
 REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 sys.path.insert(0, REPO)
+
+from robustdet.utils.machine import cpu_model  # noqa: E402
 
 IMAGES = ('coffee', 'astronaut', 'chelsea')
 # Corruption -> encoder.
@@ -77,17 +78,6 @@ def photo_clip(image, frames, width, height):
 def psnr(a, b):
     mse = np.mean((a.astype(np.float64) - b.astype(np.float64))**2)
     return 10 * np.log10(255.0**2 / max(mse, 1e-10))
-
-
-def cpu_model():
-    try:
-        with open('/proc/cpuinfo') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    return line.split(':', 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main():
