@@ -86,11 +86,12 @@ class PassBatchSampler:
         self.num_passes = num_passes
         self.num_images = num_images
         self.batch_size = batch_size
-        self.batches = batch_runs(num_images, batch_size, world_size)[rank]
+        runs = batch_runs(num_images, batch_size, world_size)
+        self.batches = runs[rank]
         self.indices = [i for batch in self.batches for i in batch]
         self.batches_per_pass = len(self.batches)
         # Each rank's number of samples per pass, for the evaluation.
-        self.counts = real_counts(num_images, batch_size, world_size)
+        self.counts = [sum(map(len, run)) for run in runs]
 
     def __iter__(self) -> Iterator[List[int]]:
         for p in range(self.num_passes):
