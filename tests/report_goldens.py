@@ -35,11 +35,12 @@ from robustdet.apis.ce_baseline import load_ce_baseline
 from robustdet.apis.import_results import import_results
 from robustdet.baselines import get_baseline
 from robustdet.corruptions import CORRUPTIONS, SEVERITIES
+from robustdet.evaluation.functional.effective_robustness import er_report
 from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
 from robustdet.reports import (compare, summary_text, write_region_report,
                                write_reports)
-from robustdet.reports.effective_robustness import er_report, write_er_report
+from robustdet.reports.effective_robustness import write_er_report
 from robustdet.reports.html import html_report
 from robustdet.reports.html_inputs import load_run
 from robustdet.reports.pmk import write_pmk_reports

@@ -54,8 +54,9 @@ def parse_args(argv=None):
 def main():
     args = parse_args()
     from robustdet.apis.shift import load_shift_results
+    from robustdet.evaluation.functional.effective_robustness import er_report
     from robustdet.reports import run_name
-    from robustdet.reports.effective_robustness import (er_markdown, er_report,
+    from robustdet.reports.effective_robustness import (er_markdown,
                                                         write_er_report)
     from robustdet.utils.cli import parse_run_args
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
