@@ -383,7 +383,8 @@ def train(config, train_dir, what, epochs=3):
 
 def benchmark(config, ckpt, work_dir, seed):
     # One cell per pass (the default): on the 2-core Zen 1 of README.md,
-    # --cells-per-pass 4 gave the same numbers in 12.0 min instead of 10.2.
+    # --cells-per-pass 4 gave the same numbers in 12.0 min instead of 10.2
+    # (with 1,000 test proposals, before the demo configs kept 300).
     return run(['python', 'tools/test_robust.py', config, ckpt,
                 '--corruptions', 'all', '--work-dir', work_dir, '--seed',
                 str(seed)])
