@@ -15,7 +15,8 @@ from mmengine.dist import is_main_process
 from ..corruptions import CLEAN_SEVERITY, check_severity
 from ..corruptions.grid import CLEAN
 from ..engine import (LoadedImages, ShowHook, ShowSettings, cell_folder,
-                      choose_items, with_batch_runs, write_set_strips)
+                      choose_items, watched_test_cfg, with_batch_runs,
+                      write_set_strips)
 from ..utils.errors import RobustDetError
 from ..utils.pmsets import read_json
 from ..video.table import get_clip_corruption
@@ -148,6 +149,8 @@ def run_pmk(cfg: Any,
     # Launched: each rank scores whole batches of one process.
     cfg.test_dataloader = with_batch_runs(cfg.test_dataloader,
                                           cfg.test_evaluator)
+    # Launched, a rank stuck mid-pass stops the others.
+    cfg.test_cfg = watched_test_cfg(cfg.test_cfg)
     runner = build_test_runner(cfg, checkpoint, work_dir, launcher,
                                loaded=loaded)
     hook = None

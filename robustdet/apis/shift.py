@@ -30,7 +30,7 @@ from mmengine.dist import is_main_process
 from mmengine.registry import LOOPS
 
 from ..engine import (LoadedImages, ShowHook, ShowSettings, choose_items,
-                      with_batch_runs)
+                      watched_test_cfg, with_batch_runs)
 from ..utils.checkpoint import load_checkpoint_file
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file
@@ -499,8 +499,8 @@ def run_shift(job: ShiftJob, cfg: Any) -> Dict[str, Any]:
     runner = build_test_runner(cfg, job.checkpoint, job.work_dir,
                                job.launcher, loaded=ckpt)
     del ckpt
-    test_cfg = dict(cfg.test_cfg)
-    test_cfg.setdefault('type', 'TestLoop')
+    # Launched, a rank stuck mid-split stops the others.
+    test_cfg = watched_test_cfg(dict(cfg.test_cfg))
     show = None
     if job.show is not None:
         show = ShowHook(job.show)

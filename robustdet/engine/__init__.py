@@ -4,16 +4,18 @@
 cell at a time), their dataloader pieces, the progress hook, and the
 pictures of ``--show-dir`` (:class:`ShowHook` and its image sources),
 the hook that keeps RandomCorrupt's epoch current in training, and the
-samplers that give each rank whole batches of one process."""
+samplers that give each rank whole batches of one process, and the
+test loop that tells the watchdog of its progress."""
 from .hooks import (GridProgressHook, RandomCorruptHook, RankZeroLoggerHook,
                     ShowHook, ShowItem, ShowSettings, TrainingRecordHook,
                     cell_folder, choose_items, run_seed, with_training_record,
                     write_set_strips, write_severity_strips)
 from .runner import (BaseGridRunner, CellLoopRunner, CellResult, CellRouter,
                      DecodedOnce, DeviceImages, GridDataset, GridImages,
-                     LoadedImages, PassCollate, PassRunner,
+                     LoadedImages, PassCollate, PassRunner, WatchedTestLoop,
                      build_grid_dataloader, cell_dataloader_cfg, grid_images,
-                     metrics_ignore_order, pass_dataset, resolve_collate_fn)
+                     metrics_ignore_order, pass_dataset, resolve_collate_fn,
+                     watched_test_cfg)
 from .samplers import BatchRunSampler, PassBatchSampler, with_batch_runs
 
 __all__ = [
@@ -25,5 +27,5 @@ __all__ = [
     'build_grid_dataloader', 'cell_dataloader_cfg', 'cell_folder',
     'choose_items', 'grid_images', 'metrics_ignore_order', 'pass_dataset',
     'resolve_collate_fn', 'run_seed', 'with_batch_runs', 'write_set_strips',
-    'write_severity_strips'
+    'write_severity_strips', 'WatchedTestLoop', 'watched_test_cfg'
 ]

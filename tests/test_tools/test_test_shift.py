@@ -4,8 +4,10 @@ of the small demo data, with the overfitted demo detector."""
 import json
 import os.path as osp
 import shutil
+import time
 
 import pytest
+from mmengine.config import Config
 
 from demo_data.foggy import write_foggy_cityscapes
 from robustdet.apis.shift import RESULTS_FILE
@@ -190,6 +192,36 @@ def test_shift_and_test_over_processes(foggy_setup, tmp_path):
     assert json.loads((tmp_path / 'p2.json').read_text()) == json.loads(
         (tmp_path / 'p1.json').read_text())
     assert not ranks[1].stdout.strip()
+
+
+def test_a_stuck_rank_stops_the_others(foggy_setup, tmp_path):
+    """A split is watched as test_robust.py's passes are
+    (:class:`~robustdet.engine.WatchedTestLoop`): rank 1's main thread
+    stuck in its second batch (a registered metric that never returns)
+    ends both ranks with status 3 and the watchdog's line, long before
+    --dist-timeout (120 s)."""
+    config, ckpt, _ = foggy_setup
+    cfg = Config.fromfile(config)
+    cfg.custom_imports = dict(imports=['robustdet', 'tests.slow_metric'],
+                              allow_failed_imports=False)
+    cfg.test_evaluator = dict(cfg.test_evaluator, type='SlowCocoMetric',
+                              stuck_rank=1, stuck_at=2)
+    stuck = str(tmp_path / 'stuck_config.py')
+    cfg.dump(stuck)
+    start = time.time()
+    procs = run_ranks('tools/test_shift.py', stuck, ckpt, '--benchmark',
+                      'foggy-cityscapes', '--splits', 'clean', '--work-dir',
+                      tmp_path / 'w', '--dist-timeout', '120',
+                      '--dist-stall-timeout', '5', '--cfg-options',
+                      'test_dataloader.batch_size=1', cwd=REPO,
+                      env=dict(PYTHONPATH=REPO), timeout=120)
+    took = time.time() - start
+    assert procs[0].returncode == 3, procs[0].stderr[-3000:]
+    last = procs[0].stderr.strip().splitlines()[-1]
+    assert last.startswith('error: rank 1 stopped (no heartbeat for 5 s'), \
+        last
+    assert procs[1].returncode == 3, procs[1].stderr[-3000:]
+    assert took < 60, took
 
 
 def test_mixed_sizes_over_processes(tmp_path_factory, demo_checkpoint):
