@@ -7,8 +7,10 @@ files of ``--benchmark coco-o``). Used by ``tools/effective_robustness.py``.
 import os.path as osp
 from typing import Any, Dict, List
 
-from ..evaluation.functional.effective_robustness import (STEM,  # noqa: F401
-                                                          er_report)
+from ..evaluation.functional.effective_robustness import STEM
+from ..evaluation.functional.effective_robustness import \
+    er_report as _er_report
+from ..utils.deprecation import moved_names
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 from ..visualization.report_plots import er_plot
 from .formatting import DASH, one_decimal
@@ -64,3 +66,12 @@ def write_er_report(data: Dict[str, Any], out_dir: str) -> List[str]:
     write_text_atomic(er_markdown(data), paths[1])
     write_bytes_atomic(er_plot(data), paths[2])
     return paths
+
+
+# er_report built the report here before it moved to evaluation/; the old
+# path works for one release.
+__getattr__ = moved_names(
+    __name__,
+    dict(er_report=(
+        'robustdet.evaluation.functional.effective_robustness.er_report',
+        lambda: _er_report)))
