@@ -26,7 +26,7 @@ def main():
     import torch
     from mmengine.runner import Runner
 
-    from robustdet.engine import with_training_record
+    from robustdet.engine import with_training_record, with_watchdog
     from robustdet.utils import register_all_modules
     from robustdet.utils.checkpoint import checkpoint_safe_globals
     register_all_modules()
@@ -37,8 +37,10 @@ def main():
     init_launcher(args, cfg)
     cfg.work_dir = (args.work_dir or cfg.get('work_dir')
                     or default_work_dir(args.config))
-    # Every checkpoint records what the model was trained on.
-    cfg.custom_hooks = with_training_record(cfg.get('custom_hooks'))
+    # Every checkpoint records what the model was trained on; launched,
+    # a rank stuck mid-epoch stops the others.
+    cfg.custom_hooks = with_watchdog(
+        with_training_record(cfg.get('custom_hooks')))
     if args.resume:
         cfg.resume = True
         cfg.load_from = None

@@ -5,11 +5,12 @@ cell at a time), their dataloader pieces, the progress hook, and the
 pictures of ``--show-dir`` (:class:`ShowHook` and its image sources),
 the hook that keeps RandomCorrupt's epoch current in training, and the
 samplers that give each rank whole batches of one process, and the
-test loop that tells the watchdog of its progress."""
+test loop and training hook that tell the watchdog of their progress."""
 from .hooks import (GridProgressHook, RandomCorruptHook, RankZeroLoggerHook,
                     ShowHook, ShowItem, ShowSettings, TrainingRecordHook,
-                    cell_folder, choose_items, run_seed, with_training_record,
-                    write_set_strips, write_severity_strips)
+                    WatchdogHook, cell_folder, choose_items, run_seed,
+                    with_training_record, with_watchdog, write_set_strips,
+                    write_severity_strips)
 from .runner import (BaseGridRunner, CellLoopRunner, CellResult, CellRouter,
                      DecodedOnce, DeviceImages, GridDataset, GridImages,
                      LoadedImages, PassCollate, PassRunner, WatchedTestLoop,
@@ -27,5 +28,6 @@ __all__ = [
     'build_grid_dataloader', 'cell_dataloader_cfg', 'cell_folder',
     'choose_items', 'grid_images', 'metrics_ignore_order', 'pass_dataset',
     'resolve_collate_fn', 'run_seed', 'with_batch_runs', 'write_set_strips',
-    'write_severity_strips', 'WatchedTestLoop', 'watched_test_cfg'
+    'write_severity_strips', 'WatchedTestLoop', 'watched_test_cfg',
+    'WatchdogHook', 'with_watchdog'
 ]

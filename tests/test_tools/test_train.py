@@ -6,6 +6,7 @@ and the training record every checkpoint carries. Not cpu_sensitive:
 nothing here depends on the weights it trains."""
 import glob
 import os
+import time
 
 import torch
 
@@ -45,6 +46,34 @@ def test_two_processes(small_cfg_factory, tmp_path):
     assert "type='MMDistributedDataParallel'" in text
     files = sorted(f for f in os.listdir(work) if not f[0].isdigit())
     assert files == ['epoch_1.pth', 'last_checkpoint', 'train_config.py']
+
+
+def test_a_stuck_rank_stops_the_others(small_cfg_factory, tmp_path):
+    """Rank 1's main thread stuck at the end of its second iteration
+    (:class:`tests.slow_metric.StuckHook`) while its process and heartbeat
+    live on: the watchdog hook (:class:`~robustdet.engine.WatchdogHook`)
+    stops its heartbeat after --dist-stall-timeout (5 s), and both ranks
+    end with status 3 and rank 0's one line, long before --dist-timeout
+    (120 s)."""
+    cfg = small_cfg_factory(FRCNN_DEMO)
+    cfg.train_cfg.max_epochs = 2
+    cfg.param_scheduler = []
+    cfg.custom_imports = dict(imports=['robustdet', 'tests.slow_metric'],
+                              allow_failed_imports=False)
+    cfg.custom_hooks = [dict(type='StuckHook', stuck_rank=1, stuck_at=2)]
+    config = str(tmp_path / 'stuck_config.py')
+    cfg.dump(config)
+    start = time.time()
+    procs = run_ranks('tools/train.py', config, '--work-dir', tmp_path / 'w',
+                      '--dist-timeout', '120', '--dist-stall-timeout', '5',
+                      cwd=REPO, env=dict(PYTHONPATH=REPO), timeout=120)
+    took = time.time() - start
+    assert procs[0].returncode == 3, procs[0].stderr[-3000:]
+    last = procs[0].stderr.strip().splitlines()[-1]
+    assert last.startswith('error: rank 1 stopped (no heartbeat for 5 s'), \
+        last
+    assert procs[1].returncode == 3, procs[1].stderr[-3000:]
+    assert took < 60, took
 
 
 def test_resume(small_cfg_factory, tmp_path):

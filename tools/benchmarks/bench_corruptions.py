@@ -8,8 +8,9 @@ photo (scikit-image's astronaut, resized) at 480×640 and 1024×2048. Each
 cell is the best of ``--repeat`` calls with different seeds, after one
 warm-up call (so the reference's per-process numba compile of glass_blur
 is not counted there; it is reported separately as the cold start of a
-fresh process). Prints a table per size with the ratio, the total for the
-75 benchmark variants (15 corruptions × 5 severities) and the targets.
+fresh process, at the first size). Prints a table per size with the
+ratio, the total for the 75 benchmark variants (15 corruptions × 5
+severities) and the targets.
 
 The newer families (C-bar, 3DCC; one definition, which both CPU
 backends run) get their own table: the fast backend's seconds per
@@ -41,7 +42,7 @@ sys.path.insert(0, REPO)
 BACKENDS = ('reference', 'fast')
 COLD_START = ('import time; t = time.perf_counter(); import numpy as np; '
               'from robustdet.corruptions import corrupt; '
-              'corrupt(np.full((480, 640, 3), 128, np.uint8), "glass_blur", '
+              'corrupt(np.full(({}, {}, 3), 128, np.uint8), "glass_blur", '
               '1, backend="{}"); print(time.perf_counter() - t)')
 
 
@@ -225,13 +226,16 @@ def bench_imagenet_c(img, names, repeat):
     return out
 
 
-def cold_start():
-    print('\n## cold start: fresh process, import + first glass_blur')
+def cold_start(size):
+    """Import and the first glass_blur at ``size`` (H, W) in a fresh
+    process, per backend."""
+    print(f'\n## cold start: fresh process, import + first glass_blur at '
+          f'{size[0]}×{size[1]}')
     out = {}
     for backend in BACKENDS:
         res = subprocess.run([
             sys.executable, '-c',
-            COLD_START.format(backend)
+            COLD_START.format(*size, backend)
         ],
                              capture_output=True,
                              text=True,
@@ -252,10 +256,10 @@ def main():
     names = resolve_corruptions(args.corruptions)
     print(f'one thread, pinned to CPU {cpu}; best of {args.repeat}')
     results = dict(sizes={})
-    for size in args.sizes:
-        h, w = (int(v) for v in size.lower().split('x'))
+    sizes = [tuple(int(v) for v in s.lower().split('x')) for s in args.sizes]
+    for size, (h, w) in zip(args.sizes, sizes):
         results['sizes'][size] = bench_size((h, w), names, args.repeat)
-    results['cold_start'] = cold_start()
+    results['cold_start'] = cold_start(sizes[0])
     if args.json:
         with open(args.json, 'w') as f:
             json.dump(results, f, indent=1)
