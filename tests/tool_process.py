@@ -116,6 +116,26 @@ def audited_writes(folder: str) -> Dict[int, List[str]]:
     return found
 
 
+def check_stuck_rank_stopped(procs: Sequence[Any], took: float,
+                             stall: int = 5, within: float = 60) -> None:
+    """Assert that a 2-rank run whose rank 1 got stuck ended as the
+    watchdog ends it: both ranks with status 3, rank 0's last line naming
+    rank 1 (no heartbeat for ``stall`` s), within ``within`` s.
+
+    Args:
+        procs (Sequence[CompletedProcess]): The ranks' (:func:`run_ranks`).
+        took (float): Seconds from their start to their end.
+        stall (int): The run's ``--dist-stall-timeout``.
+        within (float): The bound on ``took``.
+    """
+    assert procs[0].returncode == 3, procs[0].stderr[-3000:]
+    last = procs[0].stderr.strip().splitlines()[-1]
+    assert last.startswith(
+        f'error: rank 1 stopped (no heartbeat for {stall} s'), last
+    assert procs[1].returncode == 3, procs[1].stderr[-3000:]
+    assert took < within, took
+
+
 def check_only_rank0_writes(folder: str, work_dir: str) -> List[str]:
     """Assert that no rank but 0 wrote under ``work_dir``; return what
     they wrote elsewhere (temporary files, caches), for the test to

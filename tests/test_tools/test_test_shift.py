@@ -12,7 +12,8 @@ from mmengine.config import Config
 from demo_data.foggy import write_foggy_cityscapes
 from robustdet.apis.shift import RESULTS_FILE
 from tests.conftest import REPO, small_config
-from tests.tool_process import check_only_rank0_writes, run_ranks, run_tool
+from tests.tool_process import (check_only_rank0_writes,
+                                check_stuck_rank_stopped, run_ranks, run_tool)
 
 FOGGY_DEMO = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-foggy-cityscapes.py')
@@ -215,13 +216,7 @@ def test_a_stuck_rank_stops_the_others(foggy_setup, tmp_path):
                       '--dist-stall-timeout', '5', '--cfg-options',
                       'test_dataloader.batch_size=1', cwd=REPO,
                       env=dict(PYTHONPATH=REPO), timeout=120)
-    took = time.time() - start
-    assert procs[0].returncode == 3, procs[0].stderr[-3000:]
-    last = procs[0].stderr.strip().splitlines()[-1]
-    assert last.startswith('error: rank 1 stopped (no heartbeat for 5 s'), \
-        last
-    assert procs[1].returncode == 3, procs[1].stderr[-3000:]
-    assert took < 60, took
+    check_stuck_rank_stopped(procs, time.time() - start)
 
 
 def test_mixed_sizes_over_processes(tmp_path_factory, demo_checkpoint):

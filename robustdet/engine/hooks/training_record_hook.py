@@ -9,6 +9,7 @@ from mmengine.hooks import Hook
 from ...datasets.training_record import (RECORD_KEY, checkpoint_record,
                                          merge_records, record_of_config,
                                          training_fingerprint)
+from .hook_list import with_hook
 
 
 @HOOKS.register_module()
@@ -64,9 +65,4 @@ def with_training_record(
     Returns:
         list: The hooks.
     """
-    hooks = list(hooks or [])
-    if not any(isinstance(h, TrainingRecordHook) or (
-            isinstance(h, dict) and h.get('type') in (
-                'TrainingRecordHook', TrainingRecordHook)) for h in hooks):
-        hooks.append(dict(type='TrainingRecordHook'))
-    return hooks
+    return with_hook(hooks, TrainingRecordHook)

@@ -8,6 +8,7 @@ from mmdet.registry import HOOKS
 from mmengine.hooks import Hook
 
 from ...utils.dist import progress_begin, progress_idle, progress_tick
+from .hook_list import with_hook
 
 
 @HOOKS.register_module()
@@ -57,10 +58,4 @@ def with_watchdog(hooks: Optional[Sequence[Any]]) -> List[Any]:
     Returns:
         list: The hooks.
     """
-    hooks = list(hooks or [])
-    if not any(isinstance(h, WatchdogHook) or (
-            isinstance(h, dict) and h.get('type') in ('WatchdogHook',
-                                                      WatchdogHook))
-               for h in hooks):
-        hooks.append(dict(type='WatchdogHook'))
-    return hooks
+    return with_hook(hooks, WatchdogHook)
