@@ -19,7 +19,7 @@ import json
 import os
 import os.path as osp
 from dataclasses import replace
-from typing import Dict, List, Tuple
+from typing import Dict, List, Sequence, Tuple, Union
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -152,7 +152,8 @@ def generate_video_demo(out_dir: str,
                         seed: int = 0,
                         num_videos: int = 24,
                         num_frames: int = 31,
-                        size: Tuple[int, int] = (320, 240),
+                        size: Union[Tuple[int, int],
+                                    Sequence[Tuple[int, int]]] = (320, 240),
                         k: int = 10) -> Dict[str, str]:
     """Write the synthetic video neighbour-set dataset.
 
@@ -166,7 +167,9 @@ def generate_video_demo(out_dir: str,
         seed (int): Seed.
         num_videos (int): Videos.
         num_frames (int): Frames per video (>= 2k + 1).
-        size (tuple[int, int]): ``(width, height)``.
+        size (tuple[int, int] | list[tuple[int, int]]): ``(width,
+            height)``, or one per video in turn (video ``v`` gets
+            ``size[v % len(size)]``: sets of frames of several sizes).
         k (int): Largest neighbour offset.
 
     Returns:
@@ -178,8 +181,11 @@ def generate_video_demo(out_dir: str,
         raise RobustDetError(
             f'num_frames={num_frames} is too short for k={k}: need at least '
             f'{2 * k + 1}')
+    one = isinstance(size[0], int)
+    sizes = [tuple(size)] if one else [tuple(s) for s in size]
     params = dict(seed=seed, num_videos=num_videos, num_frames=num_frames,
-                  size=list(size), k=k, version=1)
+                  size=list(size) if one else [list(s) for s in sizes],
+                  k=k, version=1)
     paths = dict(
         root=out_dir,
         img_root=osp.join(out_dir, 'Data', 'VID'),
@@ -199,9 +205,9 @@ def generate_video_demo(out_dir: str,
                 f'refusing to write the video demo into {out_dir}: it is not '
                 'empty and holds no video demo with these parameters')
         return paths
-    width, height = size
     images, annotations, videos = [], [], []
     for v in range(num_videos):
+        width, height = sizes[v % len(sizes)]
         name = f'demo_video_{v:03d}'
         videos.append(dict(id=v + 1, name=f'val/{name}'))
         rng = np.random.default_rng(derive_seed(seed, 'video-demo', v))

@@ -17,11 +17,10 @@ PMK_CONFIG = osp.join(REPO, 'configs', 'demo',
                       'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py')
 
 
-@pytest.fixture(scope='module')
-def pmk_setup(demo_checkpoint, tmp_path_factory):
-    work = tmp_path_factory.mktemp('pmk')
+def _pmk_config(demo_checkpoint, work, size):
+    """The pm-k demo config on 3 small synthetic videos of ``size``."""
     video = generate_video_demo(str(work / 'vid'), num_videos=3,
-                                num_frames=9, size=(128, 96), k=3)
+                                num_frames=9, size=size, k=3)
     cfg = replace_data_root(Config.fromfile(PMK_CONFIG), video['root'],
                             old_root='data/demo/vid/')
     cfg.test_dataloader.num_workers = 0
@@ -30,6 +29,27 @@ def pmk_setup(demo_checkpoint, tmp_path_factory):
     config = str(work / 'pmk_config.py')
     cfg.dump(config)
     return config, demo_checkpoint[1], work
+
+
+@pytest.fixture(scope='module')
+def pmk_setup(demo_checkpoint, tmp_path_factory):
+    return _pmk_config(demo_checkpoint, tmp_path_factory.mktemp('pmk'),
+                       (128, 96))
+
+
+@pytest.fixture(scope='module')
+def mixed_pmk(demo_checkpoint, tmp_path_factory):
+    """Videos of three sizes and aspect ratios (27 frames), and the report
+    of one process at batch sizes 2 and 3."""
+    work = tmp_path_factory.mktemp('pmk_mixed')
+    config, ckpt, _ = _pmk_config(demo_checkpoint, work,
+                                  [(128, 96), (96, 128), (160, 80)])
+    one = {
+        b: _test_pmk(config, ckpt, work / f'one-{b}', '--cfg-options',
+                     f'test_dataloader.batch_size={b}')[1]
+        for b in (2, 3)
+    }
+    return config, ckpt, one
 
 
 def _test_pmk(config, ckpt, out, *extra):
@@ -67,12 +87,16 @@ def test_test_pmk_end_to_end(pmk_setup, clean_pmk):
 
 
 @pytest.mark.parametrize('world_size, batch_size', [(2, 2), (3, 3)])
-def test_test_pmk_over_processes(pmk_setup, clean_pmk, tmp_path, world_size,
+def test_test_pmk_over_processes(mixed_pmk, tmp_path, world_size,
                                  batch_size):
-    """Launched over 2 and 3 processes (27 frames: uneven shares, a short
-    last batch), the report of one process: every set, worst frame and
-    score."""
-    config, ckpt, _ = pmk_setup
+    """Launched over 2 and 3 processes (27 frames of three sizes: uneven
+    shares, a short last batch, padded batches), the report of one process
+    at the same batch size: every set, worst frame and score (each rank
+    scores whole batches of one process,
+    :class:`~robustdet.engine.BatchRunSampler`), where one process
+    gives another report at batch size 2 than at 3."""
+    config, ckpt, one = mixed_pmk
+    assert one[2] != one[3]
     audit = tmp_path / 'audit'
     audit.mkdir()
     work = tmp_path / 'w'
@@ -83,8 +107,7 @@ def test_test_pmk_over_processes(pmk_setup, clean_pmk, tmp_path, world_size,
     for proc in procs:
         assert proc.returncode == 0, proc.stderr[-3000:]
     check_only_rank0_writes(audit, work)
-    _, single = clean_pmk
-    assert json.loads((work / 'pmk.json').read_text()) == single
+    assert json.loads((work / 'pmk.json').read_text()) == one[batch_size]
     assert '| k | mAP50' in procs[0].stdout
     assert not any(p.stdout.strip() for p in procs[1:])
 
