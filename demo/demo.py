@@ -271,7 +271,8 @@ def main_job(args, ckpt, robust_dir):
         'tables': ', '.join(
             osp.join(robust_dir, name)
             for name in ('robustness.csv', 'robustness_summary.csv')),
-        'plots': ', '.join(osp.relpath(p, REPO) for p in plots),
+        'plots': ', '.join(
+            osp.join(robust_dir, osp.basename(p)) for p in plots),
         'HTML page': osp.join(robust_dir, 'robustness.html'),
         'beside COCO rows': compare,
     }
