@@ -14,8 +14,9 @@ from .hook_list import with_hook
 @HOOKS.register_module()
 class WatchdogHook(Hook):
     """Mark every training iteration as a step of the watchdog
-    (:func:`robustdet.utils.dist.progress_begin`); validation and
-    checkpoint saving are no steps (they take as long as they take).
+    (:func:`robustdet.utils.dist.progress_begin`); an epoch's first
+    iteration is timed but not watched, and validation and checkpoint
+    saving are no steps (they take as long as they take).
 
     On a launched run, a rank whose main thread then finishes no
     iteration for ``--dist-stall-timeout`` seconds (or 4 times its
@@ -26,7 +27,9 @@ class WatchdogHook(Hook):
 
     priority = 'VERY_HIGH'
 
-    def before_train(self, runner: Any) -> None:
+    def before_train_epoch(self, runner: Any) -> None:
+        # An epoch's first iteration may start dataloader workers: timed,
+        # not watched.
         progress_begin()
 
     def after_train_iter(self,
