@@ -33,24 +33,6 @@ def batch_runs(num_images: int, batch_size: int,
     return runs
 
 
-def real_counts(num_images: int, batch_size: int,
-                world_size: int) -> List[int]:
-    """How many images each rank scores per pass (:class:`PassBatchSampler`).
-
-    Args:
-        num_images (int): Images per pass.
-        batch_size (int): Images per batch.
-        world_size (int): Ranks.
-
-    Returns:
-        list[int]: By rank.
-    """
-    return [
-        sum(map(len, run))
-        for run in batch_runs(num_images, batch_size, world_size)
-    ]
-
-
 class PassBatchSampler:
     """Batches of a :class:`GridDataset`, pass after pass, never mixed.
 
