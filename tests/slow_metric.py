@@ -10,6 +10,26 @@ from mmdet.registry import HOOKS, METRICS
 from mmengine.hooks import Hook
 
 
+class StuckAt:
+    """A call that never returns on its ``at``-th call on rank ``rank``
+    (``RANK``): a main thread stuck while its process lives on.
+
+    Args:
+        rank (int, optional): The rank that gets stuck (None: none).
+        at (int): Which call gets stuck (1-based).
+    """
+
+    def __init__(self, rank, at: int) -> None:
+        self.here = rank is not None and os.environ.get('RANK') == str(rank)
+        self.at = at
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+        if self.here and self.calls == self.at:
+            time.sleep(3600)
+
+
 @METRICS.register_module()
 class SlowCocoMetric(CocoMetric):
     """mmdet's ``CocoMetric`` that sleeps ``sleep`` seconds before it
@@ -28,15 +48,10 @@ class SlowCocoMetric(CocoMetric):
                  **kwargs) -> None:
         super().__init__(**kwargs)
         self.sleep = sleep
-        self.stuck = stuck_rank is not None and os.environ.get(
-            'RANK') == str(stuck_rank)
-        self.stuck_at = stuck_at
-        self.calls = 0
+        self.stuck = StuckAt(stuck_rank, stuck_at)
 
     def process(self, data_batch, data_samples) -> None:
-        self.calls += 1
-        if self.stuck and self.calls == self.stuck_at:
-            time.sleep(3600)
+        self.stuck()
         super().process(data_batch, data_samples)
 
     def compute_metrics(self, results: list) -> dict:
@@ -56,12 +71,8 @@ class StuckHook(Hook):
     """
 
     def __init__(self, stuck_rank: int = 1, stuck_at: int = 2) -> None:
-        self.stuck = os.environ.get('RANK') == str(stuck_rank)
-        self.stuck_at = stuck_at
-        self.calls = 0
+        self.stuck = StuckAt(stuck_rank, stuck_at)
 
     def after_train_iter(self, runner, batch_idx, data_batch=None,
                          outputs=None) -> None:
-        self.calls += 1
-        if self.stuck and self.calls == self.stuck_at:
-            time.sleep(3600)
+        self.stuck()
