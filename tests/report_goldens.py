@@ -33,8 +33,10 @@ import numpy as np
 from robustdet.apis import results as results_api
 from robustdet.apis.ce_baseline import load_ce_baseline
 from robustdet.apis.import_results import import_results
+from robustdet.apis.report_inputs import load_run
 from robustdet.baselines import get_baseline
 from robustdet.corruptions import CORRUPTIONS, SEVERITIES
+from robustdet.evaluation.functional.comparison import comparison
 from robustdet.evaluation.functional.effective_robustness import er_report
 from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
@@ -42,7 +44,6 @@ from robustdet.reports import (compare, summary_text, write_region_report,
                                write_reports)
 from robustdet.reports.effective_robustness import write_er_report
 from robustdet.reports.html import html_report
-from robustdet.reports.html_inputs import load_run
 from robustdet.reports.pmk import write_pmk_reports
 from robustdet.reports.shift import write_shift_reports
 
@@ -181,7 +182,7 @@ def render(out_dir):
     runs = [(name, path, load(path)) for name, path in (
         ('standard', RUN_A), ('reference-run', RUN_B),
         ('paper-frcnn', IMPORTED))]
-    data = compare.comparison(runs, ce_baseline=load_ce_baseline(RUN_B))
+    data = comparison(runs, ce_baseline=load_ce_baseline(RUN_B))
     compare.write_comparison(data, osp.join(out_dir, 'compare'))
     with open(SHIFT) as f:
         write_shift_reports(json.load(f), osp.join(out_dir, 'shift'))

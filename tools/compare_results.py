@@ -60,9 +60,9 @@ def main():
     args = parse_args()
     from robustdet.apis import load_results
     from robustdet.baselines import get_baseline
+    from robustdet.evaluation.functional.comparison import comparison
     from robustdet.reports import run_name
-    from robustdet.reports.compare import (comparison, comparison_markdown,
-                                           write_comparison)
+    from robustdet.reports.compare import comparison_markdown, write_comparison
     from robustdet.utils.cli import parse_run_args
     if osp.exists(args.out_dir) and not osp.isdir(args.out_dir):
         raise RobustDetError(

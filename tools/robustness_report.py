@@ -14,8 +14,8 @@ shards of a sharded run::
 """
 import os.path as osp
 
-from robustdet.reports.html_inputs import (ReportRun, load_run,
-                                           require_robustness)
+from robustdet.apis.report_inputs import (ReportRun, load_run,
+                                          require_robustness)
 from robustdet.utils.cli import ArgumentParser, cli_entry
 from robustdet.utils.errors import RobustDetError
 

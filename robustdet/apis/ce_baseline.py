@@ -13,7 +13,7 @@ from typing import Any, Dict, Sequence
 
 from ..baselines import get_baseline, metric_of
 from ..corruptions import BENCHMARK_FAMILY, CLEAN_SEVERITY, CORRUPTIONS_BY_NAME
-from ..reports import compact_cells, run_name
+from ..evaluation.functional.run_results import compact_cells, run_name
 from ..utils.errors import RobustDetError
 from ..utils.io import sha256_file
 from .results import load_results

@@ -7,8 +7,8 @@ stored beside the weights, else "unknown"); the test config's training
 pipelines add what they hold, so a mark is never lost whichever config
 the run is tested with. ``test_robust.py`` and ``test_shift.py`` store
 the result as ``training_corruptions``; every report and comparison
-shows the warning of :func:`robustdet.reports.runs.training_warning`
-beside the run.
+shows the warning of :func:`robustdet.evaluation.functional.run_results.
+training_warning` beside the run.
 """
 from typing import Any, Dict
 

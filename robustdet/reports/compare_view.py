@@ -1,7 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """The view model of runs beside the published results: what
 ``compare.md`` and the page's "Beside the published results" show of a
-comparison (:func:`~robustdet.reports.compare.comparison`), decided once.
+comparison (:func:`robustdet.evaluation.functional.comparison.
+comparison`), decided once.
 
 The comparison itself (``compare.json``) holds the numbers; this module
 writes them (:mod:`.formatting`), picks the colours' references, the
@@ -13,6 +14,7 @@ from typing import Any, Dict, List
 
 from ..baselines import CITATIONS
 from ..corruptions import CORRUPTIONS_BY_NAME, SEVERITIES
+from ..evaluation.functional.comparison import CE_COUNTS, CE_KEYS
 from .corruption_errors import FAMILY_TITLES
 from .formatting import one_decimal, signed, with_count
 from .robustness_view import cell, label, row, table
@@ -20,10 +22,6 @@ from .robustness_view import cell, label, row, table
 # What a run's rPC_class_mean is called in the tables (mmdet's
 # robustness_eval averages per-class ratios for PASCAL VOC).
 CLASS_MEAN_COLUMN = 'rPC (class mean)'
-# The corruption-error entries of a comparison row, in %, and how many
-# corruptions mCE and rmCE average.
-CE_KEYS = ('mCE', 'rmCE', 'CE_pooled', 'rCE_pooled')
-CE_COUNTS = dict(mCE='count', rmCE='rcount')
 
 
 def shows_class_mean(data: Dict[str, Any]) -> bool:
@@ -120,7 +118,7 @@ def compare_view(data: Dict[str, Any]) -> Dict[str, Any]:
     """The view model of a comparison.
 
     Args:
-        data (dict): From :func:`~robustdet.reports.compare.comparison`.
+        data (dict): A comparison (``compare.json``).
 
     Returns:
         dict: ``dataset``, ``task``, ``metric``, ``baseline`` and

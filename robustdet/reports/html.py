@@ -11,23 +11,42 @@ Every text from the results is escaped.
 """
 import os
 import os.path as osp
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 from markupsafe import Markup
 
 from ..baselines import baseline_rows, guess_dataset, metric_of
+from ..evaluation.functional.comparison import comparison
 from ..utils.errors import RobustDetError
 from ..utils.io import write_text_atomic
-from .compare import comparison
+from ..visualization.report_plots import (plot_metric, plot_report,
+                                          plot_video_metric, shift_plot)
+from ..visualization.strips import data_uri, strips
 from .compare_view import compare_view
 from .corruption_errors import COUNT_WORDS
-from .html_inputs import KIND_WORDS, ReportRun
-from .html_parts import data_uri, page, provenance, strips
-from .html_shift_pmk import (pmk_comparison, pmk_section, shift_comparison,
-                             shift_section)
-from .robustness import plot_metric, plot_video_metric
+from .html_parts import page, provenance
+from .pmk_view import pmk_runs_view, pmk_view
 from .robustness_view import robustness_view, runs_view
+from .shift_view import shift_runs_view, shift_view
 from .templating import render
+
+KIND_WORDS = dict(robustness='robustness', shift='shift', pmk='pm-k')
+
+
+class ReportRun(NamedTuple):
+    """A result file read for the report.
+
+    Attributes:
+        kind (str): ``'robustness'``, ``'shift'`` or ``'pmk'``.
+        name (str): Its name on the page.
+        path (str): The file.
+        results (dict): What it holds.
+    """
+    kind: str
+    name: str
+    path: str
+    results: Dict[str, Any]
+
 
 # Robustness runs ---------------------------------------------------------
 
@@ -73,8 +92,8 @@ def runs_comparison(runs: Sequence[ReportRun]) -> str:
 
 def published_comparison(runs: Sequence[ReportRun]) -> str:
     """The robustness runs beside the published rows of their dataset
-    (:func:`~robustdet.reports.compare.comparison`), one table per task
-    whose metric the runs have; '' where there is none."""
+    (:func:`~robustdet.evaluation.functional.comparison.comparison`), one
+    table per task whose metric the runs have; '' where there is none."""
     dataset = guess_dataset(runs[0].results)
     out = ''
     for task in ('bbox', 'segm'):
@@ -95,6 +114,46 @@ def _published_table(data: Dict[str, Any]) -> str:
     (``templates/compare.html.j2`` over
     :func:`~robustdet.reports.compare_view.compare_view`)."""
     return render('compare.html.j2', v=compare_view(data))
+
+
+# Shift and pm-k runs -----------------------------------------------------
+
+
+def shift_section(index: int, run: ReportRun) -> str:
+    """The section of a shift run: value and rPC per split, the plots and
+    provenance (``templates/shift_section.html.j2`` over
+    :func:`~robustdet.reports.shift_view.shift_view`)."""
+    results = run.results
+    view = shift_view(results, index)
+    pictures = [(f'{m["metric"]} per split',
+                 data_uri(shift_plot(results, m['metric']), 'image/png'))
+                for m in view['metrics']]
+    return render('shift_section.html.j2', v=view, pictures=pictures,
+                  provenance=provenance(run.kind, run.path, results))
+
+
+def shift_comparison(runs: Sequence[ReportRun]) -> str:
+    """Shift runs of one benchmark side by side: each split's value
+    (``templates/shift_runs.html.j2``)."""
+    return render('shift_runs.html.j2', tables=shift_runs_view(
+        [(r.name, r.results) for r in runs]))
+
+
+def pmk_section(index: int, run: ReportRun) -> str:
+    """The section of a pm-k report: mAP, localization mAP and accuracy
+    per k, error vs offset, the plot and provenance
+    (``templates/pmk_section.html.j2`` over
+    :func:`~robustdet.reports.pmk_view.pmk_view`)."""
+    return render('pmk_section.html.j2', v=pmk_view(run.results, index),
+                  picture=data_uri(plot_report(run.results), 'image/png'),
+                  provenance=provenance(run.kind, run.path, run.results))
+
+
+def pmk_comparison(runs: Sequence[ReportRun]) -> str:
+    """pm-k reports side by side: the values at k = 0 and the largest k
+    (``templates/pmk_runs.html.j2``)."""
+    return render('pmk_runs.html.j2', t=pmk_runs_view(
+        [(r.name, r.results) for r in runs]))
 
 
 # The page -----------------------------------------------------------
@@ -128,7 +187,7 @@ def html_report(runs: Sequence[ReportRun],
 
     Args:
         runs (Sequence[ReportRun]): The runs
-            (:func:`~robustdet.reports.html_inputs.load_run`).
+            (:func:`~robustdet.apis.report_inputs.load_run`).
         show_dir (str, optional): A ``tools/test_robust.py --show-dir``
             folder whose strips to embed.
 

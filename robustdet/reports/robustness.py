@@ -8,16 +8,13 @@ import functools
 import os.path as osp
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..corruptions import (BENCHMARK_GROUPS, CORRUPTIONS_BY_NAME, GROUPS,
-                           SEVERITIES)
-from ..evaluation.functional.video_robustness import FAMILY_OF
+from ..evaluation.functional.run_results import (image_names, main_metrics,
+                                                 video_names)
 from ..utils.io import write_bytes_atomic, write_text_atomic
-from ..video.types import FAMILIES
-from ..visualization.report_plots import severity_panels_png
+from ..visualization.report_plots import plot_metric, plot_video_metric
 from .corruption_errors import COUNT_WORDS
 from .formatting import csv_text, slug
 from .robustness_view import robustness_view, runs_view
-from .runs import cell_value, image_names, main_metrics, video_names
 from .templating import render
 
 
@@ -85,55 +82,6 @@ def summary_csv(results: Dict[str, Any]) -> str:
     """``robustness_summary.csv``: the view model's summary records
     (:func:`~robustdet.reports.robustness_view.summary_records`)."""
     return csv_text(robustness_view(results)['records']['summary'])
-
-
-def plot_metric(results: Dict[str, Any], metric: str) -> bytes:
-    """Performance vs severity per corruption, one panel per group (like
-    figures 5 and 7-9 of Michaelis et al. 2019), as PNG bytes."""
-    names = image_names(results)
-    groups = [
-        g for g in GROUPS
-        if any(CORRUPTIONS_BY_NAME[n].group == g for n in names)
-    ] or list(BENCHMARK_GROUPS)
-    panels = [(g, [n for n in names if CORRUPTIONS_BY_NAME[n].group == g])
-              for g in groups]
-    return _plot_panels(results, metric, panels, metric)
-
-
-def plot_video_metric(results: Dict[str, Any], metric: str) -> bytes:
-    """Performance vs severity per clip corruption, one panel per family
-    with cells (clean at severity 0), as PNG bytes."""
-    names = video_names(results)
-    panels = [(f, [n for n in names if FAMILY_OF[n] == f]) for f in FAMILIES
-              if any(FAMILY_OF[n] == f for n in names)
-              ] or [(f, []) for f in FAMILIES]
-    return _plot_panels(results, metric, panels, f'{metric}, video')
-
-
-def _plot_panels(results: Dict[str, Any], metric: str, panels: Sequence[Any],
-                 title: str) -> bytes:
-    """One panel per ``(title, corruption names)``, a line per corruption
-    from clean (severity 0) to severity 5, as PNG bytes
-    (:func:`~robustdet.visualization.report_plots.severity_panels_png`)."""
-    clean = (results.get('clean') or {}).get(metric)
-    series = []
-    for group, names in panels:
-        lines = []
-        for name in names:
-            xs, ys = [], []
-            if clean is not None and clean >= 0:
-                xs.append(0)
-                ys.append(100 * clean)
-            for sev in SEVERITIES:
-                value = cell_value(results, name, sev, metric)
-                if value is not None and value >= 0:
-                    xs.append(sev)
-                    ys.append(100 * value)
-            lines.append((name, xs, ys))
-        series.append((group, lines))
-    config = osp.splitext(osp.basename(str(results.get('config'))))[0]
-    return severity_panels_png(series, f'{metric} × 100',
-                               f'{config}: {title}')
 
 
 def _report_plan(results: Dict[str, Any], stem: str,

@@ -11,23 +11,59 @@ templates (``templates/robustness.md.j2``,
 format uses around the data is theirs, which data there is is decided
 here.
 """
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME,
+from ..corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME, GROUPS,
                            NEWER_FAMILIES, SEVERITIES)
+from ..evaluation.functional.run_results import (cell_value, compact_cells,
+                                                 image_names, main_metrics,
+                                                 mean_of, metric_keys,
+                                                 run_name, training_warning,
+                                                 video_coverage_of,
+                                                 video_names, video_summary_of)
 from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
+                                                      GAMMA_GROUPS,
                                                       KIND_OF_FAMILY, KINDS)
 from ..video.types import FAMILIES
 from .corruption_errors import FAMILY_TITLES, mean_with_count
 from .formatting import DASH, gamma, percent, points
-from .runs import (SUMMARY_COLUMNS, VIDEO_COMPARE_COLUMNS,
-                   VIDEO_SUMMARY_COLUMNS, cell_value, compact_cells,
-                   image_names, main_metrics, mean_of, metric_keys, run_name,
-                   shows_image, summary_columns, training_warning,
-                   video_coverage_of, video_names, video_summary_of)
 
+SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
+    f'mPC_{g}' for g in GROUPS if g not in NEWER_FAMILIES) + tuple(
+        f'{k}_{f}' for f in NEWER_FAMILIES for k in ('mPC', 'rPC'))
+# Columns ``summary_csv`` appends when the results hold clip cells
+# (``mPC_video_<family>``: families and image groups share names).
+VIDEO_SUMMARY_COLUMNS = ('mPC_video', 'rPC_video') + tuple(
+    f'mPC_video_{f}' for f in FAMILIES) + tuple(
+        f'{k}_{g}' for k in ('gamma_a', 'gamma_r') for g in GAMMA_GROUPS)
+# Columns ``compare_markdown`` adds when a run holds clip cells.
+VIDEO_COMPARE_COLUMNS = ('mPC_video', 'rPC_video', 'γa', 'γr')
 # Where a region run's corruptions apply, in words.
 REGION_WORDS = dict(objects='inside', background='outside')
+
+
+def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
+    """The :data:`SUMMARY_COLUMNS` the Markdown tables of ``runs`` show:
+    the columns of a newer family (``mPC_cbar``, ``rPC_cbar``...) only
+    where a run holds a cell of it, and those of the 19 of 2019 (mPC,
+    rPC, the groups, hold-out) unless runs hold newer cells only."""
+    present = {
+        CORRUPTIONS_BY_NAME[n].group
+        for results in runs for n in image_names(results)
+    }
+    hidden = {f for f in NEWER_FAMILIES if f not in present}
+    if present and present <= set(NEWER_FAMILIES):
+        return ['P'] + [
+            c for c in SUMMARY_COLUMNS
+            if c.split('_')[-1] in present and c.split('_')[0] != 'P'
+        ]
+    return [c for c in SUMMARY_COLUMNS if c.split('_')[-1] not in hidden]
+
+
+def shows_image(results: Dict[str, Any]) -> bool:
+    """Whether the image sections apply: some image cell, or no clip cell
+    either (a clean-only or empty run keeps the image layout)."""
+    return bool(image_names(results)) or not video_names(results)
 
 
 def cell(text: str,
@@ -431,7 +467,7 @@ def runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
     metric of the first run, a row per run, and the runs' training
     warnings.
 
-    The image columns are :func:`~robustdet.reports.runs.summary_columns`
+    The image columns are :func:`summary_columns`
     of the runs; with clip cells in any run, mPC_video, rPC_video and γa,
     γr over all clip cells follow; when no run holds an image cell, only
     P of the image columns is kept.

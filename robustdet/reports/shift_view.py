@@ -5,9 +5,9 @@ HTML page show, decided once; ``templates/shift.md.j2`` and
 ``shift_section.html.j2`` lay it out."""
 from typing import Any, Dict, List, Sequence, Tuple
 
+from ..evaluation.functional.run_results import training_warning
 from .formatting import percent, points
 from .robustness_view import cell, label, row, table
-from .runs import training_warning
 
 
 def shift_main_metrics(results: Dict[str, Any]) -> List[str]:

@@ -5,9 +5,15 @@ beside the published results (P against mPC), effective robustness on
 COCO-O, and pm-k. Each takes plain data (a results file, or the series
 a report module prepared from one) and draws nothing else."""
 import io
+import os.path as osp
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..corruptions import SEVERITIES
+from ..corruptions import (BENCHMARK_GROUPS, CORRUPTIONS_BY_NAME, GROUPS,
+                           SEVERITIES)
+from ..evaluation.functional.run_results import (cell_value, image_names,
+                                                 video_names)
+from ..evaluation.functional.video_robustness import FAMILY_OF
+from ..video.types import FAMILIES
 
 # The dashed lines of constant rPC (in %) of the comparison plot.
 ISO_RPC = (40, 60, 80)
@@ -75,6 +81,55 @@ def severity_panels_png(
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return figure_png(fig, dpi=100)
+
+
+def plot_metric(results: Dict[str, Any], metric: str) -> bytes:
+    """Performance vs severity per corruption, one panel per group (like
+    figures 5 and 7-9 of Michaelis et al. 2019), as PNG bytes."""
+    names = image_names(results)
+    groups = [
+        g for g in GROUPS
+        if any(CORRUPTIONS_BY_NAME[n].group == g for n in names)
+    ] or list(BENCHMARK_GROUPS)
+    panels = [(g, [n for n in names if CORRUPTIONS_BY_NAME[n].group == g])
+              for g in groups]
+    return _severity_plot(results, metric, panels, metric)
+
+
+def plot_video_metric(results: Dict[str, Any], metric: str) -> bytes:
+    """Performance vs severity per clip corruption, one panel per family
+    with cells (clean at severity 0), as PNG bytes."""
+    names = video_names(results)
+    panels = [(f, [n for n in names if FAMILY_OF[n] == f]) for f in FAMILIES
+              if any(FAMILY_OF[n] == f for n in names)
+              ] or [(f, []) for f in FAMILIES]
+    return _severity_plot(results, metric, panels, f'{metric}, video')
+
+
+def _severity_plot(results: Dict[str, Any], metric: str, panels: Sequence[Any],
+                 title: str) -> bytes:
+    """One panel per ``(title, corruption names)``, a line per corruption
+    from clean (severity 0) to severity 5, as PNG bytes
+    (:func:`severity_panels_png`)."""
+    clean = (results.get('clean') or {}).get(metric)
+    series = []
+    for group, names in panels:
+        lines = []
+        for name in names:
+            xs, ys = [], []
+            if clean is not None and clean >= 0:
+                xs.append(0)
+                ys.append(100 * clean)
+            for sev in SEVERITIES:
+                value = cell_value(results, name, sev, metric)
+                if value is not None and value >= 0:
+                    xs.append(sev)
+                    ys.append(100 * value)
+            lines.append((name, xs, ys))
+        series.append((group, lines))
+    config = osp.splitext(osp.basename(str(results.get('config'))))[0]
+    return severity_panels_png(series, f'{metric} × 100',
+                               f'{config}: {title}')
 
 
 def shift_plot(results: Dict[str, Any], metric: str) -> bytes:

@@ -261,6 +261,10 @@ def test_crf_cells_of_the_former_codec_settings_are_computed_again():
     ('robustdet.apis.results', 'shard_cells', 'robustdet.corruptions.grid'),
     ('robustdet.reports.pmk', 'pmk_report',
      'robustdet.evaluation.functional.pmk_report'),
+    ('robustdet.reports.effective_robustness', 'er_report',
+     'robustdet.evaluation.functional.effective_robustness'),
+    ('robustdet.reports.compare', 'comparison',
+     'robustdet.evaluation.functional.comparison'),
 ])
 def test_moved_names_still_answer(module, name, new):
     """Names that moved keep their old module for one release, with a

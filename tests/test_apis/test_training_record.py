@@ -12,8 +12,8 @@ from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.apis.training_record import training_corruptions
 from robustdet.datasets.training_record import (RECORD_KEY, checkpoint_record,
                                                 merge_records)
+from robustdet.evaluation.functional.run_results import training_warning
 from robustdet.reports import markdown_report, summary_text
-from robustdet.reports.runs import training_warning
 from robustdet.utils.config_text import literal_config
 from robustdet.utils.errors import RobustDetError
 from tests.conftest import DEMO_CONFIGS, REPO, replace_data_root

@@ -12,7 +12,7 @@ from mmengine.config import Config
 import demo as demo_main
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.corruptions import CORRUPTION_NAMES
-from robustdet.reports.runs import cell_value
+from robustdet.evaluation.functional.run_results import cell_value
 from robustdet.utils.errors import RobustDetError
 from robustdet.utils.io import sha256_file
 from tests.conftest import FRCNN_DEMO, REPO, replace_data_root

@@ -9,7 +9,8 @@ import pytest
 from robustdet.apis.results import new_results, record_cell
 from robustdet.reports import (compare_markdown, csv_report, markdown_report,
                                summary_csv, summary_text, write_reports)
-from robustdet.reports.runs import SUMMARY_COLUMNS, VIDEO_SUMMARY_COLUMNS
+from robustdet.reports.robustness_view import (SUMMARY_COLUMNS,
+                                               VIDEO_SUMMARY_COLUMNS)
 
 IDENTITY = dict(
     config_sha256='c' * 64,
@@ -169,7 +170,7 @@ def test_compare_adds_video_columns():
 def test_main_metrics_of_pmk_results():
     """pm-k results have no '...mAP' key: the headline is pm-k mAP at k = 0
     and at the largest k, not all 44 metrics."""
-    from robustdet.reports.runs import main_metrics
+    from robustdet.evaluation.functional.run_results import main_metrics
     keys = [f'pmk/{m}_k{k}' for m in ('mAP', 'loc_mAP', 'acc')
             for k in range(11)] + ['pmk/delta_k10']
     results = dict(clean={k: 0.5 for k in keys}, cells={})

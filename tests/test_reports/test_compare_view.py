@@ -8,10 +8,10 @@ import os.path as osp
 import pytest
 
 from robustdet.apis.results import load_results
-from robustdet.reports.compare import comparison, comparison_markdown
+from robustdet.evaluation.functional.comparison import comparison
+from robustdet.reports.compare import comparison_markdown
 from robustdet.reports.compare_view import compare_view
-from robustdet.reports.html import published_comparison
-from robustdet.reports.html_inputs import ReportRun
+from robustdet.reports.html import ReportRun, published_comparison
 from tests.report_goldens import ROOT, RUN_A, RUN_VIDEO
 
 

@@ -133,8 +133,7 @@ def test_empty_run():
 
 def test_runs_side_by_side_carry_training_warnings(runs):
     from robustdet.reports import compare_markdown
-    from robustdet.reports.html import runs_comparison
-    from robustdet.reports.html_inputs import ReportRun
+    from robustdet.reports.html import ReportRun, runs_comparison
     from robustdet.reports.robustness_view import runs_view
     named = [('standard', runs['a']), ('robust', runs['video'])]
     view = runs_view(named)

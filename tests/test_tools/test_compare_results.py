@@ -8,7 +8,7 @@ import json
 from robustdet.apis.results import new_results, refresh_summary, save_results
 from robustdet.baselines import default_baseline
 from robustdet.corruptions import CORRUPTION_NAMES, SEVERITIES
-from robustdet.reports.runs import compact_cells
+from robustdet.evaluation.functional.run_results import compact_cells
 from robustdet.utils.cli import parse_run_args
 from tests.conftest import REPO
 from tests.tool_process import run_tool

@@ -12,7 +12,7 @@ import torch
 
 from robustdet.apis.training_record import run_training_record
 from robustdet.datasets.training_record import RECORD_KEY
-from robustdet.reports.runs import training_warning
+from robustdet.evaluation.functional.run_results import training_warning
 from robustdet.utils import load_checkpoint_file
 from tests.conftest import DEMO_CONFIGS, FRCNN_DEMO, REPO
 from tests.tool_process import (check_only_rank0_writes,

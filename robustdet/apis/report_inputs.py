@@ -7,23 +7,20 @@ import json
 import os
 import os.path as osp
 import re
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, Optional
 
 from ..corruptions import CORRUPTION_NAMES
+from ..evaluation.functional.comparison import FORMAT as COMPARE_FORMAT
+from ..evaluation.functional.run_results import run_name
+from ..reports.html import KIND_WORDS, ReportRun
 from ..utils.errors import RobustDetError
-from .runs import run_name
+from .results import FORMAT as ROBUSTNESS_FORMAT
+from .shift import FORMAT as SHIFT_FORMAT
 
-# The formats of the result files (robustdet.apis.results.FORMAT and
-# robustdet.apis.shift.FORMAT; reports/ stands below apis/, which imports
-# it, so they are spelled out here and a test checks they agree).
-ROBUSTNESS_FORMAT = 'robustdet.robustness/1'
-SHIFT_FORMAT = 'robustdet-shift/1'
-COMPARE_FORMAT = 'robustdet.compare/1'
 # A pm-k report (robustdet.evaluation.functional.pmk_report) has no
 # format entry; it holds these keys.
 PMK_KEYS = ('map', 'delta', 'localization', 'classification',
             'error_vs_offset', 'counts')
-KIND_WORDS = dict(robustness='robustness', shift='shift', pmk='pm-k')
 # The files the robustdet tools write, by kind.
 RESULT_FILES = dict(
     robustness='robustness.json', shift='shift.json', pmk='pmk.json')
@@ -33,21 +30,6 @@ _SHOWN_KEYS = 8
 # The format of each kind with a format entry, and the entry it needs.
 _NEEDS = dict(
     robustness=(ROBUSTNESS_FORMAT, 'cells'), shift=(SHIFT_FORMAT, 'summary'))
-
-
-class ReportRun(NamedTuple):
-    """A result file read for the report.
-
-    Attributes:
-        kind (str): ``'robustness'``, ``'shift'`` or ``'pmk'``.
-        name (str): Its name on the page.
-        path (str): The file.
-        results (dict): What it holds.
-    """
-    kind: str
-    name: str
-    path: str
-    results: Dict[str, Any]
 
 
 def _keys(obj: Dict[str, Any]) -> str:
@@ -170,7 +152,7 @@ def load_run(path: str, name: Optional[str] = None) -> ReportRun:
     Args:
         path (str): The JSON.
         name (str, optional): Its name on the page (default:
-            :func:`~robustdet.reports.robustness.run_name`).
+            :func:`~robustdet.evaluation.functional.run_results.run_name`).
 
     Returns:
         ReportRun: The run.

@@ -1,34 +1,19 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""What a robustness run holds, as every report reads it: its metrics and
-headline metrics, its name, the corruptions it has cells of, a cell's
-value, the summary columns that apply, the training warning, and its
-video summary and coverage. Pure functions of the results dict, shared by
-the view models, the Markdown, CSV and HTML writers and the plots.
+"""What a robustness run's results hold, read the same way everywhere:
+its metrics and headline metrics, its name, the corruptions it has cells
+of, a cell's value, the training warning, and its video summary and
+coverage. Pure functions of the results dict (as
+:func:`robustdet.apis.load_results` reads it), used by the reports, the
+comparison and the plots.
 """
 import os.path as osp
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..corruptions import (CORRUPTION_NAMES, CORRUPTIONS_BY_NAME, GROUPS,
-                           NEWER_FAMILIES)
-from ..evaluation.functional.robustness import defined_value, mean_or_none
-from ..evaluation.functional.robustness import \
-    metric_keys as functional_metric_keys
-from ..evaluation.functional.video_robustness import (CLIP_NAMES, GAMMA_GROUPS,
-                                                      video_coverage,
-                                                      video_summary)
-from ..video.types import FAMILIES
-
-SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
-    f'mPC_{g}' for g in GROUPS if g not in NEWER_FAMILIES) + tuple(
-        f'{k}_{f}' for f in NEWER_FAMILIES for k in ('mPC', 'rPC'))
-# Columns ``summary_csv`` appends when the results hold clip cells
-# (``mPC_video_<family>``: families and image groups share names).
-VIDEO_SUMMARY_COLUMNS = ('mPC_video', 'rPC_video') + tuple(
-    f'mPC_video_{f}' for f in FAMILIES) + tuple(
-        f'{k}_{g}' for k in ('gamma_a', 'gamma_r') for g in GAMMA_GROUPS)
-# Columns ``compare_markdown`` adds when a run holds clip cells.
-VIDEO_COMPARE_COLUMNS = ('mPC_video', 'rPC_video', 'γa', 'γr')
+from ...corruptions import CORRUPTION_NAMES
+from .robustness import defined_value, mean_or_none
+from .robustness import metric_keys as functional_metric_keys
+from .video_robustness import CLIP_NAMES, video_coverage, video_summary
 
 
 def metric_keys(results: Dict[str, Any]) -> List[str]:
@@ -169,30 +154,6 @@ def training_warning(results: Dict[str, Any]) -> Optional[str]:
                 'measures robustness to unseen corruptions')
     return (f'trained with {how} on {", ".join(trained["corruptions"])}: '
             'their cells are not unseen corruptions; the 15 of mPC are')
-
-
-def summary_columns(runs: Sequence[Dict[str, Any]]) -> List[str]:
-    """The :data:`SUMMARY_COLUMNS` the Markdown tables of ``runs`` show:
-    the columns of a newer family (``mPC_cbar``, ``rPC_cbar``...) only
-    where a run holds a cell of it, and those of the 19 of 2019 (mPC,
-    rPC, the groups, hold-out) unless runs hold newer cells only."""
-    present = {
-        CORRUPTIONS_BY_NAME[n].group
-        for results in runs for n in image_names(results)
-    }
-    hidden = {f for f in NEWER_FAMILIES if f not in present}
-    if present and present <= set(NEWER_FAMILIES):
-        return ['P'] + [
-            c for c in SUMMARY_COLUMNS
-            if c.split('_')[-1] in present and c.split('_')[0] != 'P'
-        ]
-    return [c for c in SUMMARY_COLUMNS if c.split('_')[-1] not in hidden]
-
-
-def shows_image(results: Dict[str, Any]) -> bool:
-    """Whether the image sections apply: some image cell, or no clip cell
-    either (a clean-only or empty run keeps the image layout)."""
-    return bool(image_names(results)) or not video_names(results)
 
 
 def video_summary_of(results: Dict[str, Any]) -> Dict[str, Any]:
