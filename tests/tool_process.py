@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any, Dict, List, Optional, Sequence
 
 # Imported once in the forkserver (everything the tools import at the top
@@ -106,6 +107,29 @@ def _audit_writes(folder: str, rank: str) -> None:
     sys.addaudithook(hook)
 
 
+# Set to ``'<rank>:<n>'``, the child of that rank (``RANK``) never returns
+# from the ``n``-th file it renames onto a final path (an atomic write's
+# last step): a main thread stuck mid-work while the process lives on,
+# for a tool without a config to register a stuck hook or metric in.
+STUCK_ENV = 'ROBUSTDET_STUCK_AT_WRITE'
+
+
+def _stuck_at_write(spec: str) -> None:
+    """Install the audit hook of :data:`STUCK_ENV` (``'<rank>:<n>'``)."""
+    rank, at = spec.split(':')
+    if os.environ.get('RANK', '0') != rank:
+        return
+    count = [0]
+
+    def hook(event, args):
+        if event == 'os.rename':  # os.replace's event too
+            count[0] += 1
+            if count[0] == int(at):
+                time.sleep(3600)
+
+    sys.addaudithook(hook)
+
+
 def audited_writes(folder: str) -> Dict[int, List[str]]:
     """What each rank recorded (:data:`AUDIT_ENV`): rank -> paths."""
     found: Dict[int, List[str]] = {}
@@ -165,6 +189,8 @@ def _child(script: str, args: Sequence[str], cwd: str, env: Dict[str, str],
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
+    if env.get(STUCK_ENV):
+        _stuck_at_write(env[STUCK_ENV])
     sys.argv = [script, *args]
     sys.path[:] = [osp.dirname(osp.abspath(script)), *path]
     # The test suite's own modules (this one came along to run the child)

@@ -38,7 +38,8 @@ import torch
 from mmengine.utils import ProgressBar
 
 from ..apis.bad_images import check_image_bytes
-from ..utils.dist import barrier, gather_objects, rank_and_world
+from ..utils.dist import (barrier, gather_objects, progress_begin,
+                          progress_idle, progress_tick, rank_and_world)
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file, write_bytes_atomic
 from ..utils.seeding import derive_seed
@@ -433,10 +434,14 @@ def run_stylize(job: StylizeJob,
             written += 1
             if bar is not None:
                 bar.update()
+        progress_tick()
 
     stopped = False
     done_now = set()
     loaded: Tuple[Optional[str], Any, Any] = (None, None, None)
+    # Every batch is a step of the distributed watchdog: a rank whose
+    # main thread is stuck in one stops the others (the first is timed).
+    progress_begin()
     for key, src, _copy, style, path in todo:
         if limit is not None and written + sum(
                 len(g) for g in groups.values()) >= limit:
@@ -469,6 +474,7 @@ def run_stylize(job: StylizeJob,
             flush(max(groups, key=lambda s: len(groups[s])))
     for shape in list(groups):
         flush(shape)
+    progress_idle()  # the ranks gather: no step is due while they wait
     if bar is not None and written:
         print()
 

@@ -4,10 +4,12 @@ and its one-line errors."""
 import json
 import os
 import os.path as osp
+import time
 
 from demo_data.styles import write_style_images
 from tests.conftest import REPO
-from tests.tool_process import audited_writes, run_ranks, run_tool
+from tests.tool_process import (STUCK_ENV, audited_writes,
+                                check_stuck_rank_stopped, run_ranks, run_tool)
 
 TOOL = osp.join(REPO, 'tools', 'stylize_dataset.py')
 
@@ -101,3 +103,21 @@ def _check_writers(audit, out, world_size):
     assert shared and all(r == {0} for r in shared.values()), shared
     images = [r for f, r in owners.items() if f.endswith('.jpg')]
     assert set().union(*images) == set(range(world_size))
+
+
+def test_a_stuck_rank_stops_the_others(demo_dir, tmp_path):
+    """Every batch is a step of the watchdog, as test_robust.py's are:
+    rank 1's main thread stuck writing its second image (it never returns
+    from the rename) ends both ranks with status 3 and the watchdog's
+    line, long before --dist-timeout (120 s)."""
+    styles = str(tmp_path / 'styles')
+    write_style_images(styles, num=3, size=(40, 32))
+    start = time.time()
+    procs = run_ranks(
+        TOOL, '--voc', osp.join(demo_dir, 'VOCdevkit'), '--style-dir',
+        styles, '--generated-weights', '--content-size', '32',
+        '--style-size', '32', '--device', 'cpu', '--num-styles', '2',
+        '--out-dir', tmp_path / 'out', '--dist-timeout', '120',
+        '--dist-stall-timeout', '5', cwd=REPO, env={STUCK_ENV: '1:2'},
+        timeout=120)
+    check_stuck_rank_stopped(procs, time.time() - start)
