@@ -26,6 +26,7 @@ def main():
     from mmengine.dist import is_main_process
 
     from robustdet.apis.testing import build_test_runner
+    from robustdet.engine import watched_test_cfg
     from robustdet.utils import load_checkpoint_file, register_all_modules
     from robustdet.utils.io import dump_json_atomic
     register_all_modules()
@@ -38,6 +39,8 @@ def main():
     init_launcher(args, cfg, files=[args.checkpoint])
     work_dir = (args.work_dir or cfg.get('work_dir')
                 or default_work_dir(args.config))
+    # Launched, a rank stuck mid-pass stops the others.
+    cfg.test_cfg = watched_test_cfg(cfg.test_cfg)
     runner = build_test_runner(cfg, args.checkpoint, work_dir,
                                args.launcher, loaded=ckpt)
     metrics = runner.test()

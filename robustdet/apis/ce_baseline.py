@@ -101,4 +101,3 @@ def check_ce_baseline(baseline: Dict[str, Any], corruptions: Sequence[str],
         raise RobustDetError(
             f'baseline {name!r} lacks cells the run has: '
             f'{compact_cells(lacking)}; CE compares the same cells')
-

@@ -549,4 +549,3 @@ class BDD100kDataset(BaseDetDataset):
             if not (filter_empty_gt and not info['instances'])
             and min(info['width'], info['height']) >= min_size
         ]
-

@@ -157,9 +157,16 @@ class Stylizer:
 
     def _apply(self, x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor,
                on_fallback: bool) -> torch.Tensor:
-        """Run the model; ``on_fallback`` runs the CPU copy."""
+        """Run the model; ``on_fallback`` runs the CPU copy, unwatched by
+        the distributed watchdog (it may take many times a batch); the
+        step after it is timed, not watched."""
         if on_fallback:
-            return self._cpu()(x.cpu(), mean.cpu(), std.cpu(), self.alpha)
+            progress_idle()
+            try:
+                return self._cpu()(x.cpu(), mean.cpu(), std.cpu(),
+                                   self.alpha)
+            finally:
+                progress_begin()
         dev = self.device
         return self.model(x.to(dev), mean.to(dev), std.to(dev), self.alpha)
 
@@ -191,7 +198,11 @@ class Stylizer:
         except torch.OutOfMemoryError:
             self._out_of_memory()
             self.cpu_fallbacks += 1
-            stats = self._cpu().style_stats(style.cpu())
+            progress_idle()  # unwatched, as a batch's fallback
+            try:
+                stats = self._cpu().style_stats(style.cpu())
+            finally:
+                progress_begin()
         return stats[0].cpu(), stats[1].cpu()
 
 

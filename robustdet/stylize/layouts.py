@@ -287,4 +287,3 @@ class CityscapesLayout:
             dump_json_atomic(coco, path, indent=None)
             written.append(path)
         return written
-

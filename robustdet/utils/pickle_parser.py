@@ -450,6 +450,7 @@ def _refuser(what: str) -> Callable[[_Parser], None]:
 
     return handler
 
+
 def _dispatch() -> Dict[int, Callable[[_Parser], None]]:
     p = _Parser
     table = {

@@ -261,6 +261,7 @@ def describe(value: Any) -> str:
         return 'a numpy array'
     return f'a value of type {type(value).__name__}'
 
+
 def _built_dtype(value: Any, what: str) -> Dtype:
     if not isinstance(value, Dtype):
         raise refused(f'{what} with {describe(value)} as its dtype')

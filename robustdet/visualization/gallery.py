@@ -323,7 +323,6 @@ def check_thumb_width(width: int) -> int:
     return int(width)
 
 
-
 def check_strip_frames(count: int) -> int:
     """``count`` if it is a usable number of frames per strip, else a user
     error."""

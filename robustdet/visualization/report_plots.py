@@ -106,8 +106,8 @@ def plot_video_metric(results: Dict[str, Any], metric: str) -> bytes:
     return _severity_plot(results, metric, panels, f'{metric}, video')
 
 
-def _severity_plot(results: Dict[str, Any], metric: str, panels: Sequence[Any],
-                 title: str) -> bytes:
+def _severity_plot(results: Dict[str, Any], metric: str,
+                   panels: Sequence[Any], title: str) -> bytes:
     """One panel per ``(title, corruption names)``, a line per corruption
     from clean (severity 0) to severity 5, as PNG bytes
     (:func:`severity_panels_png`)."""

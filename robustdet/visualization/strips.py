@@ -22,6 +22,8 @@ STRIP_QUALITY = 80
 STRIPS_PER_CORRUPTION = 4
 MAX_STRIPS = 48
 STRIP_EXTENSIONS = ('.jpg', '.jpeg', '.png')
+
+
 def data_uri(data: bytes, mime: str) -> str:
     """``data`` as a base64 ``data:`` URI."""
     return f'data:{mime};base64,' + base64.b64encode(data).decode('ascii')

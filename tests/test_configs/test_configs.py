@@ -95,6 +95,7 @@ def test_coco_o_config_is_mmdets_coco_config():
     mmdet = load_config(osp.join(
         osp.dirname(__import__('mmdet').__file__), '.mim', 'configs',
         'faster_rcnn', 'faster-rcnn_r50_fpn_1x_coco.py'))
+
     def unscoped(node):  # mmdet:: bases add _scope_='mmdet'
         if isinstance(node, dict):
             return {k: unscoped(v) for k, v in node.items()

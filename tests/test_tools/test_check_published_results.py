@@ -15,7 +15,6 @@ FASTER = 'michaelis2019/coco/faster-rcnn_r50_fpn/standard/bbox'
 VOC = 'michaelis2019/voc/faster-rcnn_r50_fpn/standard/bbox'
 
 
-
 def test_published_layout(tmp_path):
     repo = tmp_path / 'robust-detection-benchmark'
     (repo / 'results' / 'coco').mkdir(parents=True)

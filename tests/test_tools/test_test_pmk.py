@@ -121,6 +121,7 @@ def test_test_pmk_under_a_codec(pmk_setup, clean_pmk, tmp_path):
                           '--video-corruption', 'mpeg4_q', '--severity',
                           '5', '--clip-len', '7')
     clean = clean_pmk[1]
+
     def sets(counts):
         return {k: v for k, v in counts.items() if k != 'predictions'}
 

@@ -97,7 +97,6 @@ def test_one_cell_per_pass_gives_the_same_numbers(one_pass, video_config,
     assert again['cells'] == results['cells']
 
 
-
 def test_over_processes_gives_the_numbers_of_one(one_pass, video_config,
                                                  tmp_path):
     """18 frames over 2 gloo ranks: the clip cells of one process."""
@@ -110,6 +109,7 @@ def test_over_processes_gives_the_numbers_of_one(one_pass, video_config,
     again = load_results(str(tmp_path / 'w' / RESULTS_FILE))
     assert again['clean'] == results['clean']
     assert again['cells'] == results['cells']
+
 
 def _one_line_error(proc, expect):
     assert proc.returncode == 2, proc.stderr[-2000:]

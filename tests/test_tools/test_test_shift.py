@@ -1,6 +1,7 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 """tools/test_shift.py end to end on the synthetic Foggy Cityscapes copy
 of the small demo data, with the overfitted demo detector."""
+import glob
 import json
 import os.path as osp
 import shutil
@@ -193,6 +194,11 @@ def test_shift_and_test_over_processes(foggy_setup, tmp_path):
     assert json.loads((tmp_path / 'p2.json').read_text()) == json.loads(
         (tmp_path / 'p1.json').read_text())
     assert not ranks[1].stdout.strip()
+    # test.py's loop is the watched one (a stuck rank stops the others,
+    # as test_a_stuck_rank_stops_the_others shows for test_shift.py).
+    dumped = glob.glob(str(tmp_path / 'p2' / '*.py'))
+    assert len(dumped) == 1, dumped
+    assert Config.fromfile(dumped[0]).test_cfg.type == 'WatchedTestLoop'
 
 
 def test_a_stuck_rank_stops_the_others(foggy_setup, tmp_path):
