@@ -2,6 +2,7 @@
 """Helpers shared by the command-line tools under ``tools/``."""
 import argparse
 import functools
+import gc
 import os
 import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
@@ -347,6 +348,11 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
     @functools.wraps(main)
     def wrapper() -> None:
         children_die_with_this_process()
+        # What the imports made (torch, mmdet: millions of objects) lives
+        # as long as the process: the collector stops scanning it, which
+        # mmengine's gc.collect() per dataset and every full collection
+        # of the run would otherwise do (about 0.4 s each here).
+        gc.freeze()
         try:
             status = main()
             finished()
