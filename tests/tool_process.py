@@ -39,9 +39,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 # Imported once in the forkserver (everything the tools import at the top
 # and most of what they import later: robustdet's own rooms cost 0.7 s a
-# run on the 2-core machines when each child imports them itself; the
-# environment log of mmengine's Runner imports torch's C++ extension
-# helpers, setuptools with them, and torch.onnx: 0.3 s a run).
+# run on the 2-core machines when each child imports them itself; then
+# setuptools, which mmengine's environment log gets through distutils and
+# torch.utils.cpp_extension imports, and torch.onnx, which mmdet's box
+# coder and mmcv's RoIAlign ask whether an export runs: 0.3 s a run).
 PRELOAD = ['robustdet', 'robustdet.utils.cli', 'mmengine.runner',
            'mmdet.models', 'mmdet.datasets', 'mmdet.evaluation',
            'mmdet.apis', 'mmcv.ops', 'robustdet.apis', 'robustdet.datasets',

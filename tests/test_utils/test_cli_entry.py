@@ -29,5 +29,6 @@ def test_main_starts_with_the_imports_frozen(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported, frozen, tracked = map(int, proc.stdout.split())
     assert imported > 100_000  # the forked process has torch and mmdet
-    assert frozen >= imported
+    # (the young generations are collected first: a little garbage goes)
+    assert frozen > 0.9 * imported
     assert tracked < imported // 100
