@@ -2,7 +2,6 @@
 """Shared fixtures: a small generated demo dataset and demo configs
 pointed at it. Everything is CPU-only and small."""
 import copy
-import gc
 import hashlib
 import os
 import os.path as osp
@@ -37,12 +36,14 @@ SMALL_DEMO_SHA256 = (
 @pytest.fixture(scope='session', autouse=True)
 def _registered():
     from robustdet.utils import register_all_modules
+    from robustdet.utils.cli import freeze_imports
     register_all_modules()
     # What the imports and the collection made lives as long as the
-    # session: the collector stops scanning it (as the tools do,
-    # robustdet.utils.cli), so mmengine's gc.collect() per dataset
-    # built here takes milliseconds, not half a second.
-    gc.freeze()
+    # session: the collector stops scanning it, as in the tools, so
+    # mmengine's gc.collect() per dataset built here takes milliseconds,
+    # not half a second (and a tool's main called in-process later does
+    # not freeze again).
+    freeze_imports()
 
 
 @pytest.fixture(scope='session')
