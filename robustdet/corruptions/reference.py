@@ -7,6 +7,13 @@ scikit-image and numpy). Its functions draw from numpy's global RNG, except
 ``impulse_noise`` (scikit-image, ``seed=``) and ``glass_blur`` (a numba
 kernel with numba's own RNG, ``seed=``). This module seeds all three, and
 restores numpy's global state afterwards so no RNG state leaks.
+
+imagecorruptions compiles its glass_blur kernel without numba's on-disk
+cache: about 5 s in every process (each dataloader worker too) before its
+first glass_blur. This module turns numba's cache on for it (the same
+compiled code, kept beside imagecorruptions' source, or in numba's user
+cache folder where that is read-only), so that only the first process on
+a machine compiles it.
 """
 import threading
 
@@ -15,6 +22,21 @@ import numpy as np
 # Corruptions of imagecorruptions that take ``seed=`` directly.
 _SEED_KWARG = frozenset({'impulse_noise', 'glass_blur'})
 _GLOBAL_RNG_LOCK = threading.Lock()
+_CACHED = []
+
+
+def _cache_glass_blur_kernel(corruptions) -> None:
+    """Turn numba's on-disk cache on for imagecorruptions' glass_blur
+    kernel, once per process; left uncached where numba finds no
+    writable cache folder or the kernel is gone."""
+    if _CACHED:
+        return
+    _CACHED.append(True)
+    kernel = getattr(corruptions, '_shuffle_pixels_njit_glass_blur', None)
+    try:
+        kernel.enable_caching()
+    except (AttributeError, RuntimeError):  # not numba's, or no cache dir
+        pass
 
 
 def corrupt_reference(img: np.ndarray, name: str, severity: int,
@@ -30,7 +52,8 @@ def corrupt_reference(img: np.ndarray, name: str, severity: int,
     Returns:
         np.ndarray: The corrupted RGB uint8 image, H×W×3.
     """
-    from imagecorruptions import corrupt
+    from imagecorruptions import corrupt, corruptions
+    _cache_glass_blur_kernel(corruptions)
     kwargs = dict(seed=seed) if name in _SEED_KWARG else {}
     with _GLOBAL_RNG_LOCK:
         state = np.random.get_state()

@@ -67,6 +67,18 @@ def test_read_only_images(image, backend):
     np.testing.assert_array_equal(frozen, image)
 
 
+def test_reference_glass_blur_kernel_is_cached(image):
+    """imagecorruptions compiles glass_blur's numba kernel without a cache
+    (5 s in every process); the reference backend turns numba's on-disk
+    cache on, so the kernel is looked up there before it is compiled."""
+    from imagecorruptions import corruptions
+    corrupt(image, 'glass_blur', 1, seed=7, backend='reference')
+    stats = corruptions._shuffle_pixels_njit_glass_blur.stats
+    assert stats.cache_path is not None
+    assert sum(stats.cache_hits.values()) + sum(
+        stats.cache_misses.values()) >= 1, stats
+
+
 def test_not_affected_by_global_rng(image):
     np.random.seed(1)
     a = corrupt(image, 'gaussian_noise', 2, seed=3)
