@@ -42,7 +42,11 @@ from typing import Any, Dict, List, Optional, Sequence
 # run on the 2-core machines when each child imports them itself; then
 # setuptools, which mmengine's environment log gets through distutils and
 # torch.utils.cpp_extension imports, and torch.onnx, which mmdet's box
-# coder and mmcv's RoIAlign ask whether an export runs: 0.3 s a run).
+# coder and mmcv's RoIAlign ask whether an export runs: 0.3 s a run);
+# then what a run imports on first use: torch._dynamo, which torch's
+# DistributedDataParallel imports in every rank (0.8 s), the fast
+# backend's numba kernels (0.2-0.9 s to load them from numba's cache) and
+# scipy.stats, pm-k's confidence intervals (0.8 s).
 PRELOAD = ['robustdet', 'robustdet.utils.cli', 'mmengine.runner',
            'mmdet.models', 'mmdet.datasets', 'mmdet.evaluation',
            'mmdet.apis', 'mmcv.ops', 'robustdet.apis', 'robustdet.datasets',
@@ -50,7 +54,8 @@ PRELOAD = ['robustdet', 'robustdet.utils.cli', 'mmengine.runner',
            'robustdet.stylize', 'robustdet.reports.html',
            'robustdet.reports.pmk', 'robustdet.reports.shift',
            'robustdet.reports.effective_robustness',
-           'torch.utils.cpp_extension', 'torch.onnx']
+           'torch.utils.cpp_extension', 'torch.onnx', 'torch._dynamo',
+           'robustdet.corruptions.fast', 'scipy.stats']
 
 _context = None
 
