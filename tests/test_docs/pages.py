@@ -20,9 +20,12 @@ on ``PATH`` that hands the command to this test process, which runs it in
 a process forked from one that has already imported torch, mmcv and mmdet
 (``tests/tool_process.py``, as the tools' own tests do): the same script,
 arguments, working directory, environment, streams and exit status, without
-the 4-7 s of imports per command. Anything else (``python -m ...``,
-``python -c ...``, torchrun's ranks, the launch scripts' ``$PYTHON``) runs
-the real interpreter. The forked process applies the block's
+the 4-7 s of imports per command. So do ``python -u SCRIPT.py ARGS``,
+how torchrun (through ``PYTHON_EXEC``, its documented override) and the
+launch scripts' ``$PYTHON`` start each rank: the launchers themselves,
+``python -m ...`` and ``python -c ...`` run the real interpreter (the
+tools' tests start ranks from the same forkserver:
+``tests/tool_process.py``). The forked process applies the block's
 ``OMP_NUM_THREADS`` (1, as torchrun sets it) to torch, as a fresh
 interpreter would, and its ``sys.executable`` is the shim, so that a
 script's own ``python SCRIPT.py`` children (the benchmark scripts start
@@ -55,8 +58,11 @@ SHIM = """#!{python} -S
 # `python SCRIPT.py ARGS` through the docs test's forked tool processes.
 import json, os, socket, sys
 args = sys.argv[1:]
-if not args or not args[0].endswith('.py') or not os.path.isfile(args[0]):
+script = args[1:] if args[:1] == ['-u'] else args  # unbuffered: captured
+if not script or not script[0].endswith('.py') or \
+        not os.path.isfile(script[0]):
     os.execv({python!r}, [{python!r}] + args)
+args = script
 sock = socket.socket(socket.AF_UNIX)
 sock.connect({address!r})
 sock.sendall(json.dumps(dict(args=args, cwd=os.getcwd(),
@@ -206,14 +212,15 @@ def run_page(path, values, scratch, forked=None, setup_block=0):
             os.symlink(osp.join(REPO, name), osp.join(scratch, name))
     path_dirs = [osp.dirname(sys.executable),
                  osp.join(REPO, 'tests', 'fake_slurm'), os.environ['PATH']]
-    env = dict(os.environ)
+    env = dict(os.environ, PYTHON=sys.executable)
     if forked is not None and not os.environ.get(
             'ROBUSTDET_DOCS_FRESH_PYTHON'):
         path_dirs.insert(0, forked.bin_dir)
-        env['ROBUSTDET_DOCS_SHIM'] = osp.join(forked.bin_dir, 'python')
+        shim = osp.join(forked.bin_dir, 'python')
+        env.update(ROBUSTDET_DOCS_SHIM=shim, PYTHON=shim, PYTHON_EXEC=shim)
     env.update(
         {k: str(v) for k, v in values.items()},
-        PYTHON=sys.executable, PATH=os.pathsep.join(path_dirs),
+        PATH=os.pathsep.join(path_dirs),
         PORT=str(free_port()), MASTER_PORT=str(free_port()),
         # one thread a process, as torchrun sets it: the tests' machines
         # have 2 cores
