@@ -20,12 +20,12 @@ on ``PATH`` that hands the command to this test process, which runs it in
 a process forked from one that has already imported torch, mmcv and mmdet
 (``tests/tool_process.py``, as the tools' own tests do): the same script,
 arguments, working directory, environment, streams and exit status, without
-the 4-7 s of imports per command. So do ``python -u SCRIPT.py ARGS``,
-how torchrun (through ``PYTHON_EXEC``, its documented override) and the
-launch scripts' ``$PYTHON`` start each rank: the launchers themselves,
-``python -m ...`` and ``python -c ...`` run the real interpreter (the
-tools' tests start ranks from the same forkserver:
-``tests/tool_process.py``). The forked process applies the block's
+the 4-7 s of imports per command. ``python -u SCRIPT.py ARGS`` too: that
+is how torchrun (through ``PYTHON_EXEC``, its documented override) and the
+launch scripts' ``$PYTHON`` start each rank, as the tools' own tests
+start ranks from the same forkserver. The launchers themselves,
+``python -m ...`` and ``python -c ...`` run the real interpreter. The
+forked process applies the block's
 ``OMP_NUM_THREADS`` (1, as torchrun sets it) to torch, as a fresh
 interpreter would, and its ``sys.executable`` is the shim, so that a
 script's own ``python SCRIPT.py`` children (the benchmark scripts start
