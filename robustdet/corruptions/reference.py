@@ -12,8 +12,8 @@ imagecorruptions compiles its glass_blur kernel without numba's on-disk
 cache: about 5 s in every process (each dataloader worker too) before its
 first glass_blur. This module turns numba's cache on for it (the same
 compiled code, kept beside imagecorruptions' source, or in numba's user
-cache folder where that is read-only), so that only the first process on
-a machine compiles it.
+cache folder where that is read-only), so that only the first process
+compiles it (per cache folder and CPU target).
 """
 import threading
 
@@ -22,16 +22,21 @@ import numpy as np
 # Corruptions of imagecorruptions that take ``seed=`` directly.
 _SEED_KWARG = frozenset({'impulse_noise', 'glass_blur'})
 _GLOBAL_RNG_LOCK = threading.Lock()
-_CACHED = []
+_cache_on = False
 
 
 def _cache_glass_blur_kernel(corruptions) -> None:
     """Turn numba's on-disk cache on for imagecorruptions' glass_blur
     kernel, once per process; left uncached where numba finds no
-    writable cache folder or the kernel is gone."""
-    if _CACHED:
+    writable cache folder or the kernel is gone.
+
+    Args:
+        corruptions (module): ``imagecorruptions.corruptions``.
+    """
+    global _cache_on
+    if _cache_on:
         return
-    _CACHED.append(True)
+    _cache_on = True
     kernel = getattr(corruptions, '_shuffle_pixels_njit_glass_blur', None)
     try:
         kernel.enable_caching()

@@ -1,4 +1,7 @@
 # Copyright (c) robustdet contributors. All rights reserved.
+import glob
+import os.path as osp
+
 import numpy as np
 import pytest
 
@@ -75,8 +78,8 @@ def test_reference_glass_blur_kernel_is_cached(image):
     corrupt(image, 'glass_blur', 1, seed=7, backend='reference')
     stats = corruptions._shuffle_pixels_njit_glass_blur.stats
     assert stats.cache_path is not None
-    assert sum(stats.cache_hits.values()) + sum(
-        stats.cache_misses.values()) >= 1, stats
+    # compiled and saved there, or loaded from there
+    assert glob.glob(osp.join(stats.cache_path, '*glass_blur*.nbi')), stats
 
 
 def test_not_affected_by_global_rng(image):
