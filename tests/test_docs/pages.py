@@ -21,12 +21,15 @@ a process forked from one that has already imported torch, mmcv and mmdet
 (``tests/tool_process.py``, as the tools' own tests do): the same script,
 arguments, working directory, environment, streams and exit status, without
 the 4-7 s of imports per command. ``python -u SCRIPT.py ARGS`` too: that
-is how torchrun (through ``PYTHON_EXEC``, its documented override) and the
-launch scripts' ``$PYTHON`` start each rank, as the tools' own tests
-start ranks from the same forkserver. The launchers themselves,
-``python -m ...`` and ``python -c ...`` run the real interpreter. The
-forked process applies the block's
-``OMP_NUM_THREADS`` (1, as torchrun sets it) to torch, as a fresh
+is how torchrun starts each rank through ``PYTHON_EXEC`` (its documented
+override; ``tools/dist_launch.sh`` starts torchrun with ``$PYTHON -m``)
+and how ``tools/slurm_launch.sh``'s srun tasks start (``$PYTHON -u``),
+as the tools' own tests start ranks from the same forkserver. A rank
+whose shim is killed (torchrun's SIGTERM, srun's ``--kill-on-bad-exit``)
+is killed too. The launchers themselves, ``python -m ...`` and
+``python -c ...`` run the real interpreter. The forked process applies
+the block's ``OMP_NUM_THREADS`` (1, as torchrun sets it) to torch, as a
+fresh
 interpreter would, and its ``sys.executable`` is the shim, so that a
 script's own ``python SCRIPT.py`` children (the benchmark scripts start
 the tools so) are forked too (``python_main.py``).
@@ -37,6 +40,8 @@ import json
 import os
 import os.path as osp
 import re
+import select
+import socket
 import socketserver
 import subprocess
 import sys
@@ -46,7 +51,7 @@ import time
 from typing import NamedTuple
 
 from tests.conftest import REPO
-from tests.tool_process import free_port, run_tool
+from tests.tool_process import ToolProcess, free_port
 
 BLOCK = re.compile(r'^```bash\n(.*?)^```', re.S | re.M)
 ASSIGNMENT = re.compile(r'^([A-Z][A-Z0-9_]*)=(\S+)$')
@@ -55,13 +60,15 @@ LINKED = ('tools', 'configs', 'demo')
 MAIN = osp.join(osp.dirname(osp.abspath(__file__)), 'python_main.py')
 
 SHIM = """#!{python} -S
-# `python SCRIPT.py ARGS` through the docs test's forked tool processes.
+# `python [-u] SCRIPT.py ARGS` through the docs test's forked processes.
 import json, os, socket, sys
 args = sys.argv[1:]
-script = args[1:] if args[:1] == ['-u'] else args  # unbuffered: captured
+script = args[1:] if args[:1] == ['-u'] else args
 if not script or not script[0].endswith('.py') or \
         not os.path.isfile(script[0]):
     os.execv({python!r}, [{python!r}] + args)
+if script is not args:  # -u: python_main.py reads it
+    os.environ['PYTHONUNBUFFERED'] = '1'
 args = script
 sock = socket.socket(socket.AF_UNIX)
 sock.connect({address!r})
@@ -147,12 +154,28 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self):
         request = json.loads(self.rfile.readline())
-        proc = run_tool(MAIN, *request['args'], cwd=request['cwd'],
-                        env=request['env'])
+        tool = ToolProcess(MAIN, request['args'], request['cwd'],
+                           request['env'])
+        while tool.process.exitcode is None:
+            if self._shim_gone():
+                tool.kill()
+                break
+            tool.process.join(0.2)
+        proc = tool.wait()
         code = proc.returncode
-        self.wfile.write(json.dumps(dict(
-            returncode=code if code >= 0 else 128 - code,
-            stdout=proc.stdout, stderr=proc.stderr)).encode())
+        try:
+            self.wfile.write(json.dumps(dict(
+                returncode=code if code >= 0 else 128 - code,
+                stdout=proc.stdout, stderr=proc.stderr)).encode())
+        except OSError:  # the shim is gone
+            pass
+
+    def _shim_gone(self):
+        """Whether the shim closed its end (killed: the shim sends
+        nothing after its request)."""
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        return bool(readable) and not self.connection.recv(
+            1, socket.MSG_PEEK)
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -192,7 +215,8 @@ def run_page(path, values, scratch, forked=None, setup_block=0):
         path (str): The page, e.g. ``'docs/benchmark.md'``.
         values (dict): Every variable of the setup block: its value here.
         scratch (str): The working directory of the blocks.
-        forked (ForkedPython, optional): Runs ``python SCRIPT.py``.
+        forked (ForkedPython, optional): Runs ``python SCRIPT.py``,
+            torchrun's ranks and srun's tasks.
         setup_block (int, optional): Index of the setup block among the
             bash blocks (the blocks before it must be ``make`` blocks);
             None for a page without one.

@@ -8,6 +8,10 @@ torch read ``OMP_NUM_THREADS`` when the forkserver imported it; a fresh
 does), so it is applied here. More threads than free cores make every
 convolution wait for the others (10x slower on a busy 2-core machine).
 
+``python -u`` (how torchrun and srun start ranks here) writes every line
+as it comes, so that a rank ending in ``os._exit`` (the watchdog's) keeps
+what it printed; the shim sets ``PYTHONUNBUFFERED`` for it.
+
 ``sys.executable`` is the ``python`` shim (``ROBUSTDET_DOCS_SHIM``), so
 that the script's own ``sys.executable SCRIPT.py`` children are forked
 too; its ``sys.executable -c`` and ``-m`` children still start the real
@@ -22,6 +26,9 @@ import torch
 
 if os.environ.get('OMP_NUM_THREADS'):
     torch.set_num_threads(int(os.environ['OMP_NUM_THREADS']))
+if os.environ.get('PYTHONUNBUFFERED'):  # python -u (the shim sets it)
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(line_buffering=True, write_through=True)
 if os.environ.get('ROBUSTDET_DOCS_SHIM'):
     sys.executable = os.environ['ROBUSTDET_DOCS_SHIM']
 script = sys.argv[1]
