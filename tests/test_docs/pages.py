@@ -29,9 +29,8 @@ whose shim is killed (torchrun's SIGTERM, srun's ``--kill-on-bad-exit``)
 is killed too. The launchers themselves, ``python -m ...`` and
 ``python -c ...`` run the real interpreter. The forked process applies
 the block's ``OMP_NUM_THREADS`` (1, as torchrun sets it) to torch, as a
-fresh
-interpreter would, and its ``sys.executable`` is the shim, so that a
-script's own ``python SCRIPT.py`` children (the benchmark scripts start
+fresh interpreter would, and its ``sys.executable`` is the shim, so that
+a script's own ``python SCRIPT.py`` children (the benchmark scripts start
 the tools so) are forked too (``python_main.py``).
 ``ROBUSTDET_DOCS_FRESH_PYTHON=1`` runs every command in a fresh
 interpreter.
@@ -156,8 +155,11 @@ class _Handler(socketserver.StreamRequestHandler):
         request = json.loads(self.rfile.readline())
         tool = ToolProcess(MAIN, request['args'], request['cwd'],
                            request['env'])
+        # run_tool's bound (600 s) too: a shim orphaned by bash's timeout
+        # may never close its end.
+        deadline = time.monotonic() + 600
         while tool.process.exitcode is None:
-            if self._shim_gone():
+            if self._shim_gone() or time.monotonic() > deadline:
                 tool.kill()
                 break
             tool.process.join(0.2)
