@@ -27,7 +27,18 @@ class StuckAt:
     def __call__(self) -> None:
         self.calls += 1
         if self.here and self.calls == self.at:
-            time.sleep(3600)
+            stuck_for_an_hour()
+
+
+def stuck_for_an_hour() -> None:
+    """Never return (for an hour), in short sleeps: a main thread stuck
+    in Python code takes the watchdog's interrupt at once, where one long
+    sleep would take it only when it ends (the watchdog then ends the
+    process after another ``--dist-stall-timeout``, as for a main thread
+    blocked in a collective operation)."""
+    end = time.monotonic() + 3600
+    while time.monotonic() < end:
+        time.sleep(0.1)
 
 
 @METRICS.register_module()

@@ -134,7 +134,10 @@ def _stuck_at_write(spec: str) -> None:
         if event == 'os.rename':  # os.replace's event too
             count[0] += 1
             if count[0] == int(at):
-                time.sleep(3600)
+                # In short sleeps, as tests.slow_metric.stuck_for_an_hour.
+                end = time.monotonic() + 3600
+                while time.monotonic() < end:
+                    time.sleep(0.1)
 
     sys.addaudithook(hook)
 
