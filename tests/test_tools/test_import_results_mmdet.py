@@ -16,8 +16,6 @@ fails on such a cell with ``KeyError: 'bbox_mAP'``.
 """
 import os
 import os.path as osp
-import subprocess
-import sys
 
 import pytest
 
@@ -25,7 +23,7 @@ from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.corruptions import CORRUPTIONS_BY_NAME
 from robustdet.utils.safe_pickle import load_pickle
 from tests.conftest import REPO, sha256_file
-from tests.tool_process import run_tool
+from tests.tool_process import ToolProcess, run_tool
 
 # Deterministic corruptions whose cells all differ from clean and from
 # each other on the demo checkpoint, so that a cell read into the wrong
@@ -45,23 +43,21 @@ def _mmdet_dir():
 
 
 def _start_mmdet(config, ckpt, work, corruptions, severities):
-    """Start mmdet's test_robustness.py; returns the process and the
-    pickle of per-cell results it writes."""
+    """Start mmdet's test_robustness.py (in a process forked from the
+    tools' forkserver); returns the process and the pickle of per-cell
+    results it writes."""
     mim = osp.join(_mmdet_dir(), '.mim')
     env = dict(
         os.environ, PYTHONPATH=mim, TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD='1')
     os.makedirs(work)
     out = osp.join(work, 'out.pkl')
-    with open(osp.join(work, 'stdout.log'), 'w') as log, \
-            open(osp.join(work, 'stderr.log'), 'w') as err:
-        proc = subprocess.Popen([
-            sys.executable,
-            osp.join(mim, 'tools', 'analysis_tools', 'test_robustness.py'),
+    proc = ToolProcess(
+        osp.join(mim, 'tools', 'analysis_tools', 'test_robustness.py'), [
             config, ckpt, '--out', out, '--work-dir', work, '--corruptions',
             *corruptions, '--severities', *map(str, severities),
             '--cfg-options', 'model.backbone.init_cfg._delete_=True',
             'model.backbone.init_cfg.type=None'
-        ], cwd=work, env=env, stdout=log, stderr=err)
+        ], cwd=work, env=env)
     return proc, osp.join(work, 'out_results.pkl')
 
 
@@ -69,21 +65,20 @@ def _finish_mmdet(proc, pkl, corruptions, severities):
     """Wait for mmdet's script; it must have saved every requested cell,
     and fail only in its final aggregation, where a cell is empty. Returns
     what it saved."""
-    proc.wait(timeout=300)
-    with open(osp.join(osp.dirname(pkl), 'stderr.log')) as f:
-        stderr = f.read()
+    done = proc.wait(timeout=300)
+    stderr = done.stderr
     assert osp.isfile(pkl), f'no {pkl}:\n{stderr[-3000:]}'
     saved = load_pickle(pkl)
     wanted = {n: sorted(severities) for n in corruptions}
     assert {n: sorted(v) for n, v in saved.items()} == wanted, \
         stderr[-3000:]
     if all(cell for per_sev in saved.values() for cell in per_sev.values()):
-        assert proc.returncode == 0, stderr[-3000:]
+        assert done.returncode == 0, stderr[-3000:]
         return saved
     # mmdet 3.3's robustness_eval looks up 'bbox_mAP' in every cell after
     # the last one was saved; nothing else may go wrong.
     lines = stderr.strip().splitlines()
-    assert proc.returncode == 1, stderr[-3000:]
+    assert done.returncode == 1, stderr[-3000:]
     assert lines[-1] == "KeyError: 'bbox_mAP'", stderr[-3000:]
     frames = [line for line in lines if line.lstrip().startswith('File ')]
     assert 'robustness_eval.py' in frames[-1], stderr[-3000:]
@@ -120,9 +115,7 @@ def runs(demo_checkpoint, tmp_path_factory):
         empty_saved = _finish_mmdet(*empty, [EMPTY[0]], EMPTY_SEVERITIES)
     finally:
         for proc, _ in (grid, empty):
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            proc.kill()
     native_dir = root / 'native'
     done = run_tool(
         'tools/test_robust.py', config, ckpt, '--work-dir', native_dir,
