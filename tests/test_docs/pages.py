@@ -20,7 +20,8 @@ on ``PATH`` that hands the command to this test process, which runs it in
 a process forked from one that has already imported torch, mmcv and mmdet
 (``tests/tool_process.py``, as the tools' own tests do): the same script,
 arguments, working directory, environment, streams and exit status, without
-the 4-7 s of imports per command. ``python -u SCRIPT.py ARGS`` too: that
+the 4-7 s of imports per command. ``python - ARGS`` (a script on
+standard input, a heredoc) too. ``python -u SCRIPT.py ARGS`` too: that
 is how torchrun starts each rank through ``PYTHON_EXEC`` (its documented
 override; ``tools/dist_launch.sh`` starts torchrun with ``$PYTHON -m``)
 and how ``tools/slurm_launch.sh``'s srun tasks start (``$PYTHON -u``),
@@ -59,19 +60,21 @@ LINKED = ('tools', 'configs', 'demo')
 MAIN = osp.join(osp.dirname(osp.abspath(__file__)), 'python_main.py')
 
 SHIM = """#!{python} -S
-# `python [-u] SCRIPT.py ARGS` through the docs test's forked processes.
+# `python [-u] SCRIPT.py ARGS` and `python - ARGS` (the script on stdin)
+# through the docs test's forked processes.
 import json, os, socket, sys
 args = sys.argv[1:]
 script = args[1:] if args[:1] == ['-u'] else args
-if not script or not script[0].endswith('.py') or \
-        not os.path.isfile(script[0]):
+if not script or script[0] != '-' and (
+        not script[0].endswith('.py') or not os.path.isfile(script[0])):
     os.execv({python!r}, [{python!r}] + args)
 if script is not args:  # -u: python_main.py reads it
     os.environ['PYTHONUNBUFFERED'] = '1'
 args = script
+code = sys.stdin.read() if args[0] == '-' else None
 sock = socket.socket(socket.AF_UNIX)
 sock.connect({address!r})
-sock.sendall(json.dumps(dict(args=args, cwd=os.getcwd(),
+sock.sendall(json.dumps(dict(args=args, cwd=os.getcwd(), code=code,
                              env=dict(os.environ))).encode() + b'\\n')
 reply = json.loads(b''.join(iter(lambda: sock.recv(1 << 16), b'')))
 sys.stdout.write(reply['stdout'])
@@ -153,8 +156,10 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self):
         request = json.loads(self.rfile.readline())
-        tool = ToolProcess(MAIN, request['args'], request['cwd'],
-                           request['env'])
+        env = request['env']
+        if request.get('code') is not None:  # python - (python_main.py)
+            env = dict(env, ROBUSTDET_DOCS_STDIN=request['code'])
+        tool = ToolProcess(MAIN, request['args'], request['cwd'], env)
         # run_tool's bound (600 s) too: a shim orphaned by bash's timeout
         # may never close its end.
         deadline = time.monotonic() + 600

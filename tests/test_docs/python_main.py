@@ -1,5 +1,6 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""``python SCRIPT ARGS`` in a process forked from the tools' forkserver
+"""``python SCRIPT ARGS`` (or ``python - ARGS``, the script given in
+``ROBUSTDET_DOCS_STDIN``) in a process forked from the tools' forkserver
 (``tests/test_docs/pages.py``): what a fresh interpreter does that the
 fork would not, then the script as ``__main__``.
 
@@ -33,5 +34,11 @@ if os.environ.get('ROBUSTDET_DOCS_SHIM'):
     sys.executable = os.environ['ROBUSTDET_DOCS_SHIM']
 script = sys.argv[1]
 sys.argv = sys.argv[1:]
-sys.path[0] = osp.dirname(osp.abspath(script))
-runpy.run_path(script, run_name='__main__')
+if script == '-':  # python - ARGS: the script came on standard input
+    code = os.environ.pop('ROBUSTDET_DOCS_STDIN')
+    sys.path[0] = ''
+    exec(compile(code, '<stdin>', 'exec'),
+         dict(__name__='__main__', __builtins__=__builtins__))
+else:
+    sys.path[0] = osp.dirname(osp.abspath(script))
+    runpy.run_path(script, run_name='__main__')
