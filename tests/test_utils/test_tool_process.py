@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.tool_process import (AUDIT_ENV, PRELOAD, audited_writes,
+from tests.tool_process import (AUDIT_ENV, audited_writes,
                                 check_only_rank0_writes, run_tool)
 
 REPORT = """
@@ -71,17 +71,6 @@ def test_timeout_kills_the_run(tmp_path):
     with pytest.raises(subprocess.TimeoutExpired):
         run_tool(str(script), timeout=1)
     assert time.monotonic() - start < 30
-
-
-def test_preloaded_imports_print_nothing():
-    """What the forkserver imports prints nothing in a fresh interpreter,
-    so forked runs hide no import-time warning from the tests that read
-    stderr."""
-    proc = subprocess.run(
-        [sys.executable, '-c', f'import {", ".join(PRELOAD)}'],
-        capture_output=True, text=True)
-    assert proc.returncode == 0
-    assert proc.stderr == '' and proc.stdout == ''
 
 
 def test_audit_sees_a_rank_writing(tmp_path):
