@@ -4,19 +4,20 @@ killed with ``kill -9``, forked (dataloader workers) or spawned (the
 workers of corrupt_dataset.py, the evaluation process)."""
 import os
 import signal
-import subprocess
-import sys
 import textwrap
 import time
 
 import psutil
 
 from tests.conftest import REPO
+from tests.tool_process import ToolProcess
 
 # A tool's process in miniature: guarded, it makes its forks die with it;
 # it forks a child that forks again (a dataloader worker and its own
 # child), guarded starts a spawned pool worker that asks for the same,
-# prints their pids and waits to be killed.
+# writes their pids to a file and waits to be killed. It runs forked from
+# the tools' forkserver (tests/tool_process.py), as a tool's tests run the
+# tool: robustdet is imported already.
 HELPER = textwrap.dedent("""
     import multiprocessing as mp
     import os
@@ -47,7 +48,9 @@ HELPER = textwrap.dedent("""
             pool = mp.get_context('spawn').Pool(
                 1, initializer=die_with_parent, initargs=(os.getpid(), ))
             pids.append(pool.apply(os.getpid))
-        print(*pids, flush=True)
+        with open(sys.argv[2] + '.tmp', 'w') as f:
+            f.write(' '.join(map(str, pids)))
+        os.replace(sys.argv[2] + '.tmp', sys.argv[2])
         time.sleep(600)
 """)
 
@@ -64,13 +67,17 @@ def _start_and_kill(tmp_path, mode):
     spawned worker) 2 s after it was killed: those still alive."""
     script = tmp_path / 'helper.py'
     script.write_text(HELPER)
-    proc = subprocess.Popen([sys.executable, str(script), mode],
-                            stdout=subprocess.PIPE, text=True, cwd=REPO)
-    pids = [int(p) for p in proc.stdout.readline().split()]
+    written = tmp_path / f'{mode}.pids'
+    proc = ToolProcess(str(script), [mode, written], cwd=REPO)
+    end = time.time() + 120
+    while not written.exists():
+        assert proc.process.is_alive() and time.time() < end, 'no pids'
+        time.sleep(0.05)
+    pids = [int(p) for p in written.read_text().split()]
     assert len(pids) == (3 if mode == 'guarded' else 2), pids
     assert all(_alive(p) for p in pids), pids
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    assert proc.wait(10).returncode == -signal.SIGKILL
     end = time.time() + 2.0
     while time.time() < end and any(_alive(p) for p in pids):
         time.sleep(0.05)
