@@ -16,7 +16,8 @@ The child starts as ``python TOOL`` would: the start method of
 ``multiprocessing`` unset, ``sys.path`` the interpreter's own (not
 pytest's) with the tool's folder first. Warnings raised while the
 preloaded modules were imported are not shown again; a fresh interpreter
-shows none of them (``tests/test_utils/test_tool_process.py``). What it
+shows none of them
+(``tests/test_utils/test_setup_env.py::test_a_fresh_interpreter``). What it
 does not give, and where tests keep `subprocess`: a fresh interpreter (the
 hash seed and environment variables that modules read when imported are
 the forkserver's), and a process to send signals to mid-run. An uncaught
@@ -156,7 +157,8 @@ def check_stuck_rank_stopped(procs: Sequence[Any], took: float,
                              stall: int = 5, within: float = 60) -> None:
     """Assert that a 2-rank run whose rank 1 got stuck ended as the
     watchdog ends it: both ranks with status 3, rank 0's last line naming
-    rank 1 (no heartbeat for ``stall`` s), within ``within`` s.
+    rank 1 (no heartbeat for ``stall`` s), rank 1's saying it stops too,
+    within ``within`` s.
 
     Args:
         procs (Sequence[CompletedProcess]): The ranks' (:func:`run_ranks`).
@@ -169,6 +171,10 @@ def check_stuck_rank_stopped(procs: Sequence[Any], took: float,
     assert last.startswith(
         f'error: rank 1 stopped (no heartbeat for {stall} s'), last
     assert procs[1].returncode == 3, procs[1].stderr[-3000:]
+    # Rank 1 (stuck) ends with its own line, once rank 0 or its store
+    # is gone.
+    last = procs[1].stderr.strip().splitlines()[-1]
+    assert last.startswith('error: ') and 'rank 1 stops too' in last, last
     assert took < within, took
 
 
@@ -270,16 +276,19 @@ class ToolProcess:
             self.process.join(timeout)
             if self.process.exitcode is None:
                 raise subprocess.TimeoutExpired(self.argv, timeout)
-        finally:
-            # As subprocess.run: a timeout, or an interrupted test, kills.
-            self.kill()
-        try:
             return subprocess.CompletedProcess(self.argv,
                                                self.process.exitcode,
                                                _read(self._out),
                                                _read(self._err))
         finally:
-            self._tmp.cleanup()
+            # As subprocess.run: a timeout, or an interrupted test, kills.
+            self.close()
+
+    def close(self) -> None:
+        """Kill it if it still runs, and drop its captured streams (for a
+        run that is not waited for)."""
+        self.kill()
+        self._tmp.cleanup()
 
 
 def run_tool(script: str, *args: Any, cwd: Optional[str] = None,

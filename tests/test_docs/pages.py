@@ -71,7 +71,8 @@ if not script or script[0] != '-' and (
 if script is not args:  # -u: python_main.py reads it
     os.environ['PYTHONUNBUFFERED'] = '1'
 args = script
-code = sys.stdin.read() if args[0] == '-' else None
+code = sys.stdin.buffer.read().decode('utf-8', 'surrogateescape') \\
+    if args[0] == '-' else None
 sock = socket.socket(socket.AF_UNIX)
 sock.connect({address!r})
 sock.sendall(json.dumps(dict(args=args, cwd=os.getcwd(), code=code,
@@ -223,7 +224,8 @@ def run_page(path, values, scratch, forked=None, setup_block=0):
         values (dict): Every variable of the setup block: its value here.
         scratch (str): The working directory of the blocks.
         forked (ForkedPython, optional): Runs ``python SCRIPT.py``,
-            torchrun's ranks and srun's tasks.
+            ``python -`` (a script on standard input), torchrun's ranks
+            and srun's tasks.
         setup_block (int, optional): Index of the setup block among the
             bash blocks (the blocks before it must be ``make`` blocks);
             None for a page without one.

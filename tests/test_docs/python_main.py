@@ -22,6 +22,7 @@ import os
 import os.path as osp
 import runpy
 import sys
+import types
 
 import torch
 
@@ -37,8 +38,12 @@ sys.argv = sys.argv[1:]
 if script == '-':  # python - ARGS: the script came on standard input
     code = os.environ.pop('ROBUSTDET_DOCS_STDIN')
     sys.path[0] = ''
-    exec(compile(code, '<stdin>', 'exec'),
-         dict(__name__='__main__', __builtins__=__builtins__))
+    # Its own __main__ module, as python - has: what the script defines
+    # can be pickled by reference (a pool's function, a saved class).
+    main = types.ModuleType('__main__')
+    main.__builtins__ = __builtins__
+    sys.modules['__main__'] = main
+    exec(compile(code, '<stdin>', 'exec'), main.__dict__)
 else:
     sys.path[0] = osp.dirname(osp.abspath(script))
     runpy.run_path(script, run_name='__main__')

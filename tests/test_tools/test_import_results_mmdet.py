@@ -106,16 +106,19 @@ def runs(demo_checkpoint, tmp_path_factory):
     root = tmp_path_factory.mktemp('import_mmdet')
     for name in CORRUPTIONS + [EMPTY[0]]:
         assert not CORRUPTIONS_BY_NAME[name].stochastic, name
-    grid = _start_mmdet(config, ckpt, str(root / 'mmdet'), CORRUPTIONS,
-                        SEVERITIES)
-    empty = _start_mmdet(config, ckpt, str(root / 'mmdet_empty'),
-                         [EMPTY[0]], EMPTY_SEVERITIES)
+    started = []
     try:
+        grid = _start_mmdet(config, ckpt, str(root / 'mmdet'), CORRUPTIONS,
+                            SEVERITIES)
+        started.append(grid[0])
+        empty = _start_mmdet(config, ckpt, str(root / 'mmdet_empty'),
+                             [EMPTY[0]], EMPTY_SEVERITIES)
+        started.append(empty[0])
         saved = _finish_mmdet(*grid, CORRUPTIONS, SEVERITIES)
         empty_saved = _finish_mmdet(*empty, [EMPTY[0]], EMPTY_SEVERITIES)
     finally:
-        for proc, _ in (grid, empty):
-            proc.kill()
+        for proc in started:
+            proc.close()
     native_dir = root / 'native'
     done = run_tool(
         'tools/test_robust.py', config, ckpt, '--work-dir', native_dir,

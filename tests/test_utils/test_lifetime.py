@@ -69,15 +69,20 @@ def _start_and_kill(tmp_path, mode):
     script.write_text(HELPER)
     written = tmp_path / f'{mode}.pids'
     proc = ToolProcess(str(script), [mode, written], cwd=REPO)
-    end = time.time() + 120
-    while not written.exists():
-        assert proc.process.is_alive() and time.time() < end, 'no pids'
-        time.sleep(0.05)
-    pids = [int(p) for p in written.read_text().split()]
-    assert len(pids) == (3 if mode == 'guarded' else 2), pids
-    assert all(_alive(p) for p in pids), pids
-    os.kill(proc.pid, signal.SIGKILL)
-    assert proc.wait(10).returncode == -signal.SIGKILL
+    try:
+        end = time.time() + 120
+        while not written.exists():
+            if not proc.process.is_alive() or time.time() > end:
+                proc.kill()
+                raise AssertionError(f'no pids: {proc.wait(0).stderr}')
+            time.sleep(0.05)
+        pids = [int(p) for p in written.read_text().split()]
+        assert len(pids) == (3 if mode == 'guarded' else 2), pids
+        assert all(_alive(p) for p in pids), pids
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(10).returncode == -signal.SIGKILL
+    finally:
+        proc.close()
     end = time.time() + 2.0
     while time.time() < end and any(_alive(p) for p in pids):
         time.sleep(0.05)
