@@ -9,6 +9,8 @@ from mmdet.evaluation import CocoMetric
 from mmdet.registry import HOOKS, METRICS
 from mmengine.hooks import Hook
 
+from tests.tool_process import stuck_for_an_hour
+
 
 class StuckAt:
     """A call that never returns on its ``at``-th call on rank ``rank``
@@ -28,17 +30,6 @@ class StuckAt:
         self.calls += 1
         if self.here and self.calls == self.at:
             stuck_for_an_hour()
-
-
-def stuck_for_an_hour() -> None:
-    """Never return (for an hour), in short sleeps: a main thread stuck
-    in Python code takes the watchdog's interrupt at once, where one long
-    sleep would take it only when it ends (the watchdog then ends the
-    process after another ``--dist-stall-timeout``, as for a main thread
-    blocked in a collective operation)."""
-    end = time.monotonic() + 3600
-    while time.monotonic() < end:
-        time.sleep(0.1)
 
 
 @METRICS.register_module()

@@ -135,12 +135,20 @@ def _stuck_at_write(spec: str) -> None:
         if event == 'os.rename':  # os.replace's event too
             count[0] += 1
             if count[0] == int(at):
-                # In short sleeps, as tests.slow_metric.stuck_for_an_hour.
-                end = time.monotonic() + 3600
-                while time.monotonic() < end:
-                    time.sleep(0.1)
+                stuck_for_an_hour()
 
     sys.addaudithook(hook)
+
+
+def stuck_for_an_hour() -> None:
+    """Never return (for an hour), in short sleeps: a main thread stuck
+    in Python code takes the watchdog's interrupt at once, where one long
+    sleep would take it only when it ends (the watchdog then ends the
+    process after another ``--dist-stall-timeout``, as for a main thread
+    blocked in a collective operation)."""
+    end = time.monotonic() + 3600
+    while time.monotonic() < end:
+        time.sleep(0.1)
 
 
 def audited_writes(folder: str) -> Dict[int, List[str]]:
