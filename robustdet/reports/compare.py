@@ -14,7 +14,6 @@ from ..utils.deprecation import moved_names
 from ..utils.io import dump_json_atomic, write_bytes_atomic, write_text_atomic
 from ..visualization.report_plots import comparison_plot
 from .compare_view import compare_view
-from .corruption_errors import COUNT_WORDS
 from .formatting import csv_text
 from .templating import render
 
@@ -36,19 +35,13 @@ def comparison_markdown(data: Dict[str, Any], brief: bool = False) -> str:
         str: Markdown text.
     """
     return render('compare.md.j2', v=compare_view(data), brief=brief,
-                  count_words=COUNT_WORDS, severities=len(SEVERITIES))
+                  severities=len(SEVERITIES))
 
 
 def comparison_csv(data: Dict[str, Any]) -> str:
-    """``compare.csv``: the view model's records
-    (:func:`~robustdet.reports.compare_view.comparison_records`).
-
-    Args:
-        data (dict): The comparison (``compare.json``).
-
-    Returns:
-        str: CSV text.
-    """
+    """``compare.csv`` of a comparison (``compare.json``): the view
+    model's records
+    (:func:`~robustdet.reports.compare_view.comparison_records`)."""
     return csv_text(compare_view(data)['records'])
 
 

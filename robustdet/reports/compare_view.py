@@ -15,8 +15,7 @@ from typing import Any, Dict, List
 from ..baselines import CITATIONS
 from ..corruptions import CORRUPTIONS_BY_NAME, SEVERITIES
 from ..evaluation.functional.comparison import CE_COUNTS, CE_KEYS
-from .corruption_errors import FAMILY_TITLES
-from .formatting import one_decimal, signed, with_count
+from .formatting import FAMILY_TITLES, one_decimal, signed, with_count
 from .robustness_view import cell, label, row, table
 
 # What a run's rPC_class_mean is called in the tables (mmdet's
@@ -25,14 +24,8 @@ CLASS_MEAN_COLUMN = 'rPC (class mean)'
 
 
 def shows_class_mean(data: Dict[str, Any]) -> bool:
-    """Whether the tables show ``rPC (class mean)`` (VOC runs with it).
-
-    Args:
-        data (dict): A comparison.
-
-    Returns:
-        bool: For a VOC comparison with a run's class-mean rPC.
-    """
+    """Whether the tables of a comparison show ``rPC (class mean)``: for
+    VOC, when a run has its class-mean rPC."""
     return data['dataset'] == 'voc' and any(
         r.get('rPC_class_mean') is not None for r in data['rows'])
 
@@ -71,10 +64,15 @@ def _main_rows(data: Dict[str, Any]) -> List[Dict[str, Any]]:
     return rows
 
 
+def _ce_families(data: Dict[str, Any]) -> List[str]:
+    """The families some row of the comparison has errors of."""
+    found = {f for r in data['rows'] for f in r.get('ce', {})}
+    return [f for f in FAMILY_TITLES if f in found]
+
+
 def _ce_table(data: Dict[str, Any]) -> Dict[str, Any]:
     """Every row's corruption errors per family, in %."""
-    found = {f for r in data['rows'] for f in r.get('ce', {})}
-    families = [f for f in FAMILY_TITLES if f in found]
+    families = _ce_families(data)
     rows = []
     for r in data['rows']:
         ce = r.get('ce') or {}
@@ -163,25 +161,13 @@ def compare_view(data: Dict[str, Any]) -> Dict[str, Any]:
         records=comparison_records(data))
 
 
-def _ce_families(data: Dict[str, Any]) -> List[str]:
-    """The families some row of the comparison has errors of."""
-    found = {f for r in data['rows'] for f in r.get('ce', {})}
-    return [f for f in FAMILY_TITLES if f in found]
-
-
 def comparison_records(data: Dict[str, Any]) -> Dict[str, Any]:
-    """The first table in raw values (``compare.csv``), one row per run
-    or published row: values in points, rPC in %, None where undefined;
-    then each run's ``mPC_<corruption>`` (None for published rows), its
-    corruption errors per family and, last, its training warning
-    (``warning``: empty where there is none).
-
-    Args:
-        data (dict): A comparison.
-
-    Returns:
-        dict: ``columns`` and ``rows``.
-    """
+    """The first table of a comparison in raw values (``compare.csv``:
+    ``columns`` and ``rows``), one row per run or published row: values
+    in points, rPC in %, None where undefined; then each run's
+    ``mPC_<corruption>`` (None for published rows), its corruption errors
+    per family and, last, its training warning (``warning``: empty where
+    there is none)."""
     numbers = ['P', 'mPC', 'rPC'] + (
         ['rPC_class_mean'] if shows_class_mean(data) else []) + [
             'dP', 'dmPC', 'drPC'

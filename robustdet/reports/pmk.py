@@ -34,15 +34,8 @@ def write_pmk_reports(report, out):
 
 
 def summary_lines(report):
-    """The per-k table's lines (``templates/_pmk.md.j2``; stdout and
-    Markdown share them).
-
-    Args:
-        report (dict): From :func:`pmk_report`.
-
-    Returns:
-        list[str]: The lines.
-    """
+    """The lines of a report's per-k table (``templates/_pmk.md.j2``;
+    stdout and Markdown share them)."""
     return render('pmk_lines.md.j2', v=pmk_view(report)).split('\n')
 
 

@@ -76,15 +76,9 @@ def pmk_view(report: Dict[str, Any], index: int = 1) -> Dict[str, Any]:
 
 def pmk_runs_view(named: Sequence[Tuple[str, Dict[str, Any]]]
                   ) -> Dict[str, Any]:
-    """pm-k reports side by side: the values at k = 0 and at the largest
-    k (mAP50 there coloured against k = 0).
-
-    Args:
-        named (Sequence[tuple[str, dict]]): ``(name, report)`` pairs.
-
-    Returns:
-        dict: The table.
-    """
+    """The table of pm-k reports side by side, ``named`` ``(name,
+    report)`` pairs: the values at k = 0 and at the largest k (mAP50 there
+    coloured against k = 0)."""
     rows = []
     for name, r in named:
         ks = _ks(r)

@@ -12,7 +12,6 @@ from ..evaluation.functional.run_results import (image_names, main_metrics,
                                                  video_names)
 from ..utils.io import write_bytes_atomic, write_text_atomic
 from ..visualization.report_plots import plot_metric, plot_video_metric
-from .corruption_errors import COUNT_WORDS
 from .formatting import csv_text, slug
 from .robustness_view import robustness_view, runs_view
 from .templating import render
@@ -30,25 +29,19 @@ def markdown_report(results: Dict[str, Any],
     Returns:
         str: Markdown text.
     """
-    return render('robustness.md.j2', v=robustness_view(results,
-                                                         title=title),
-                  count_words=COUNT_WORDS)
+    return render('robustness.md.j2',
+                  v=robustness_view(results, title=title))
 
 
 def compare_markdown(named: Sequence[Any]) -> str:
     """Several models side by side, one row each (the layout of Michaelis
-    et al. 2019, table 2: standard / stylized / combined training):
-    ``templates/runs.md.j2`` over
-    :func:`~robustdet.reports.robustness_view.runs_view`, the training
-    warnings of the runs first.
+    et al. 2019, table 2), the training warnings of the runs first: a
+    Markdown table per headline metric of the first run
+    (``templates/runs.md.j2`` over
+    :func:`~robustdet.reports.robustness_view.runs_view`).
 
     Args:
-        named (list[tuple[str, dict]]): (row name, results) pairs; their
-            headline metrics are those of the first.
-
-    Returns:
-        str: A Markdown table (points, rPC in %, γ as numbers) per
-        headline metric.
+        named (list[tuple[str, dict]]): (row name, results) pairs.
     """
     if not named:
         return ''
@@ -56,18 +49,11 @@ def compare_markdown(named: Sequence[Any]) -> str:
 
 
 def summary_text(results: Dict[str, Any]) -> str:
-    """A few plain-text lines (``templates/summary.txt.j2`` over the run's
-    view model): P, mPC and rPC of the main metrics, and with clip cells
-    a ``<metric> video: mPC x  rPC y %  γa z  γr w`` line each (γ over
-    all clip cells), the corruption errors, the training warning and
-    what is missing.
-
-    Args:
-        results (dict): Results (see :mod:`robustdet.apis.results`).
-
-    Returns:
-        str: The lines, without a final newline.
-    """
+    """A few plain-text lines of the results, without a final newline
+    (``templates/summary.txt.j2`` over the run's view model): P, mPC and
+    rPC of the main metrics, and with clip cells a ``<metric> video: mPC
+    x  rPC y %  γa z  γr w`` line each (γ over all clip cells), the
+    corruption errors, the training warning and what is missing."""
     return render('summary.txt.j2',
                   v=robustness_view(results)).rstrip('\n')
 
@@ -106,18 +92,8 @@ def _report_plan(results: Dict[str, Any], stem: str,
 def report_names(results: Dict[str, Any], stem: str = 'robustness',
                  metrics: Optional[Sequence[str]] = None) -> List[str]:
     """The names of the files :func:`write_reports` writes for
-    ``results`` (what an import with ``--overwrite`` removes of the run it
-    replaces).
-
-    Args:
-        results (dict): The results.
-        stem (str): File name stem.
-        metrics (Sequence[str], optional): Metrics to plot (default: the
-            main metrics).
-
-    Returns:
-        list[str]: File names, in the order they are written.
-    """
+    ``results`` with these arguments, in the order it writes them (what an
+    import with ``--overwrite`` removes of the run it replaces)."""
     return [name for name, _ in _report_plan(results, stem, metrics)]
 
 

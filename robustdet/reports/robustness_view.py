@@ -25,8 +25,7 @@ from ..evaluation.functional.video_robustness import (CLIP_NAMES, FAMILY_OF,
                                                       GAMMA_GROUPS,
                                                       KIND_OF_FAMILY, KINDS)
 from ..video.types import FAMILIES
-from .corruption_errors import FAMILY_TITLES, mean_with_count
-from .formatting import DASH, gamma, percent, points
+from .formatting import DASH, FAMILY_TITLES, gamma, percent, points, with_count
 
 SUMMARY_COLUMNS = ('P', 'mPC', 'rPC') + tuple(
     f'mPC_{g}' for g in GROUPS if g not in NEWER_FAMILIES) + tuple(
@@ -195,9 +194,10 @@ def _ce_view(results: Dict[str, Any],
                 flagged.append('pooled')
             rows.append(row([
                 label(FAMILY_TITLES.get(family, family)),
-                cell(mean_with_count(values.get('mCE'), values.get('count'))),
-                cell(mean_with_count(values.get('rmCE'),
-                                     values.get('rcount'))),
+                cell(with_count(percent(values.get('mCE')),
+                                values.get('count'))),
+                cell(with_count(percent(values.get('rmCE')),
+                                values.get('rcount'))),
                 cell(percent(values.get('CE_pooled'))),
                 cell(percent(values.get('rCE_pooled'))),
                 label(', '.join(flagged) or DASH)
@@ -232,38 +232,28 @@ def _video_view(results: Dict[str, Any], metrics: Sequence[str],
     summary = video_summary_of(results)
     names = video_names(results)
     groups = KINDS + ('all', )
-    rows = []
-    for metric in metrics:
-        values = summary.get(metric, {})
-        cells = [label(metric)] + [
-            summary_cell(values, k) for k in ('P', 'mPC_video', 'rPC_video')
-        ]
-        for key in ('gamma_a', 'gamma_r'):
-            cells += [cell(gamma((values.get(key) or {}).get(g)))
-                      for g in groups]
-        rows.append(row(cells))
     families = [f for f in FAMILIES if any(FAMILY_OF[n] == f for n in names)]
-    family_tables = []
+    headline, rows, family_tables = [], [], []
     for metric in metrics:
         values = summary.get(metric, {})
+        gammas = {k: values.get(k) or {} for k in ('gamma_a', 'gamma_r')}
+        headline.append(dict(
+            metric=metric, mPC=points(values.get('mPC_video')),
+            rPC=points(values.get('rPC_video')),
+            **{k: gamma(v.get('all')) for k, v in gammas.items()}))
+        rows.append(row([label(metric)] + [
+            summary_cell(values, k) for k in ('P', 'mPC_video', 'rPC_video')
+        ] + [cell(gamma(v.get(g))) for v in gammas.values() for g in groups]))
         family_tables.append(dict(metric=metric, table=table(
             ['family', 'kind', 'mPC', 'γa', 'γr'], [
                 row([label(f), label(KIND_OF_FAMILY[f]),
-                     cell(points(values.get(f'mPC_{f}'))),
-                     cell(gamma((values.get('gamma_a') or {}).get(f))),
-                     cell(gamma((values.get('gamma_r') or {}).get(f)))])
+                     cell(points(values.get(f'mPC_{f}')))] +
+                    [cell(gamma(v.get(f))) for v in gammas.values()])
                 for f in families
             ])))
     done, total = coverage['video']
     return dict(
-        headline=[dict(
-            metric=m,
-            mPC=points(summary.get(m, {}).get('mPC_video')),
-            rPC=points(summary.get(m, {}).get('rPC_video')),
-            gamma_a=gamma((summary.get(m, {}).get('gamma_a') or {}).get(
-                'all')),
-            gamma_r=gamma((summary.get(m, {}).get('gamma_r') or {}).get(
-                'all'))) for m in metrics],
+        headline=headline,
         complete=coverage['complete'],
         done=done,
         total=total,

@@ -11,14 +11,8 @@ from .robustness_view import cell, label, row, table
 
 
 def shift_main_metrics(results: Dict[str, Any]) -> List[str]:
-    """mmdet's overall mAP keys among the results' metrics (all if none).
-
-    Args:
-        results (dict): A ``shift.json``.
-
-    Returns:
-        list[str]: The metrics the reports show.
-    """
+    """The metrics the reports of a ``shift.json`` show: mmdet's overall
+    mAP keys among its metrics (all if none)."""
     keys = list(results.get('summary') or {})
     return [k for k in keys if k.endswith('mAP')] or keys
 
@@ -80,15 +74,9 @@ def shift_view(results: Dict[str, Any], index: int = 1) -> Dict[str, Any]:
 
 
 def shift_records(results: Dict[str, Any]) -> Dict[str, Any]:
-    """One row per (metric, split) of every metric (``shift.csv``):
-    value, P and rPC, raw (None where undefined).
-
-    Args:
-        results (dict): A ``shift.json``.
-
-    Returns:
-        dict: ``columns`` and ``rows``.
-    """
+    """``columns`` and ``rows`` of a ``shift.json``'s ``shift.csv``: one
+    row per (metric, split) of every metric, with value, P and rPC, raw
+    (None where undefined)."""
     rows = [[metric, split, value, values['P'], values['rPC'].get(split)]
             for metric, values in (results.get('summary') or {}).items()
             for split, value in values['splits'].items()]

@@ -16,6 +16,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from .formatting import COUNT_WORDS
+
 TEMPLATES = osp.join(osp.dirname(osp.abspath(__file__)), 'templates')
 # The table colours: a cell's value relative to what it is compared
 # with, from red (0) through yellow to green (1 or more).
@@ -24,15 +26,8 @@ COLOUR_LIGHTNESS = 80
 
 
 def hsl(fraction: float) -> str:
-    """The background of a cell whose value is ``fraction`` (in [0, 1])
-    of what it is compared with, ``'hsl(96, 70%, 80%)'``.
-
-    Args:
-        fraction (float): The share.
-
-    Returns:
-        str: A CSS colour.
-    """
+    """The CSS background of a cell whose value is ``fraction`` (in
+    [0, 1]) of what it is compared with, ``'hsl(96, 70%, 80%)'``."""
     return (f'hsl({round(120 * fraction)}, {COLOUR_SATURATION}%, '
             f'{COLOUR_LIGHTNESS}%)')
 
@@ -54,7 +49,7 @@ def environment(kind: str) -> jinja2.Environment:
     Returns:
         jinja2.Environment: Block tags take their line with them
         (``trim_blocks``, ``lstrip_blocks``); a template's last newline
-        is kept.
+        is kept; ``count_words`` is :data:`~.formatting.COUNT_WORDS`.
     """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -65,6 +60,7 @@ def environment(kind: str) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True)
     env.filters['hsl'] = hsl
+    env.globals['count_words'] = COUNT_WORDS
     return env
 
 

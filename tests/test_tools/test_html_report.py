@@ -29,7 +29,7 @@ from robustdet.corruptions import CORRUPTION_NAMES, SEVERITIES
 from robustdet.evaluation.functional.pmk import load_pmk_data
 from robustdet.evaluation.functional.pmk_report import pmk_report
 from robustdet.reports import markdown_report
-from robustdet.reports.html_parts import provenance
+from robustdet.reports.html import provenance
 from robustdet.reports.robustness_view import cell
 from robustdet.reports.templating import hsl
 from robustdet.visualization.strips import STRIP_WIDTH
