@@ -27,8 +27,14 @@ format: $(STAMP)
 # the CPU held back a generation (AVX-512 to AVX2, AVX2 to SSE4.2) in
 # torch, numpy, OpenCV and numba: a result that depends on the CPU fails
 # on the machine that made it.
+# Python keeps the bytecode of robustdet and of the tests (__pycache__/,
+# git-ignored, where numba keeps its kernels) even where
+# PYTHONDONTWRITEBYTECODE is set: the suite starts some sixty
+# interpreters, and each would compile them anew (about 5 s of each
+# worker's collection, 0.8 s of a fresh interpreter's start).
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q \
+	-n $(TEST_WORKERS) --dist worksteal
 HELD_BACK := $(PY) tools/dev/held_back_cpu.py --
 
 test: lint

@@ -672,8 +672,9 @@ def test_development(tmp_path, forked):
     for command in ('ruff check .', 'isort --check-only', 'isort .',
                     'ruff check --fix',
                     'pytest -q -n 2 --dist worksteal tests',
-                    'held_back_cpu.py -- .venv/bin/python -m pytest -q -n '
-                    '2 --dist worksteal -m cpu_sensitive tests'):
+                    'held_back_cpu.py -- env -u PYTHONDONTWRITEBYTECODE '
+                    '.venv/bin/python -m pytest -q -n 2 --dist worksteal -m '
+                    'cpu_sensitive tests'):
         assert command in make, command
     fuzz = next(r.stdout for r in ran if 'make fuzz' in r.block)
     assert ('tools/dev/fuzz_safe_pickle.py --seconds 3600 --work-dir '
