@@ -31,7 +31,7 @@ format: $(STAMP)
 # git-ignored, where numba keeps its kernels) even where
 # PYTHONDONTWRITEBYTECODE is set: the suite starts some sixty
 # interpreters, and each would compile them anew (about 5 s of each
-# worker's collection, 0.8 s of a fresh interpreter's start).
+# worker's collection, 0.9 s of a fresh interpreter's start).
 TEST_WORKERS ?= 2
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q \
 	-n $(TEST_WORKERS) --dist worksteal

@@ -262,7 +262,8 @@ def runs_comparison(runs: Sequence[ReportRun]) -> str:
     (:func:`~robustdet.reports.shift_view.shift_runs_view`), pm-k reports
     the values at k = 0 and the largest k
     (:func:`~robustdet.reports.pmk_view.pmk_runs_view`); the training
-    warnings of robustness and shift runs first."""
+    warnings of robustness runs first, of shift runs under each table's
+    heading."""
     template, view = _COMPARISONS[runs[0].kind]
     return render(template, v=view([(r.name, r.results) for r in runs]))
 

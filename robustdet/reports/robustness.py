@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evaluation.functional.run_results import (image_names, main_metrics,
                                                  video_names)
-from ..utils.io import write_bytes_atomic, write_text_atomic
+from ..utils.io import write_files_atomic, write_text_atomic
 from ..visualization.report_plots import plot_metric, plot_video_metric
 from .formatting import csv_text, slug
 from .robustness_view import robustness_view, runs_view
@@ -42,6 +42,9 @@ def compare_markdown(named: Sequence[Any]) -> str:
 
     Args:
         named (list[tuple[str, dict]]): (row name, results) pairs.
+
+    Returns:
+        str: The tables (points, rPC in %, γ as numbers); '' without runs.
     """
     if not named:
         return ''
@@ -92,8 +95,15 @@ def _report_plan(results: Dict[str, Any], stem: str,
 def report_names(results: Dict[str, Any], stem: str = 'robustness',
                  metrics: Optional[Sequence[str]] = None) -> List[str]:
     """The names of the files :func:`write_reports` writes for
-    ``results`` with these arguments, in the order it writes them (what an
-    import with ``--overwrite`` removes of the run it replaces)."""
+    ``results``, in the order it writes them (what an import with
+    ``--overwrite`` removes of the run it replaces).
+
+    Args:
+        results (dict): The results.
+        stem (str): File name stem.
+        metrics (Sequence[str], optional): Metrics to plot (default: the
+            main metrics).
+    """
     return [name for name, _ in _report_plan(results, stem, metrics)]
 
 
@@ -114,16 +124,7 @@ def write_reports(results: Dict[str, Any], out_dir: str,
         ``{stem}_summary.csv``, with image cells ``{stem}_<metric>.png``
         and with clip cells ``{stem}_video_<metric>.png`` per metric.
     """
-    paths = []
-    for name, make in _report_plan(results, stem, metrics):
-        path = osp.join(out_dir, name)
-        content = make()
-        if isinstance(content, str):
-            write_text_atomic(content, path)
-        else:
-            write_bytes_atomic(content, path)
-        paths.append(path)
-    return paths
+    return write_files_atomic(out_dir, _report_plan(results, stem, metrics))
 
 
 def write_region_report(runs: Sequence[Any], out_dir: str) -> str:

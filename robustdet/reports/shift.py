@@ -2,10 +2,10 @@
 """Markdown, CSV and a plot of a shift benchmark's ``shift.json`` (the
 layout of Michaelis et al. 2019, tables 4 and 5: P on the reference split,
 then the value and rPC of every split)."""
-import os.path as osp
+import functools
 from typing import Any, Dict, List
 
-from ..utils.io import write_bytes_atomic, write_text_atomic
+from ..utils.io import write_files_atomic
 from ..visualization.report_plots import shift_plot
 from .formatting import csv_text, slug
 from .shift_view import shift_main_metrics, shift_view
@@ -26,14 +26,8 @@ def shift_csv(results: Dict[str, Any]) -> str:
 
 def write_shift_reports(results: Dict[str, Any], out_dir: str) -> List[str]:
     """Write ``shift.md``, ``shift.csv`` and ``shift_<metric>.png``."""
-    paths = []
-    for name, text in (('shift.md', shift_markdown(results)),
-                       ('shift.csv', shift_csv(results))):
-        path = osp.join(out_dir, name)
-        write_text_atomic(text, path)
-        paths.append(path)
-    for metric in shift_main_metrics(results):
-        path = osp.join(out_dir, f'shift_{slug(metric)}.png')
-        write_bytes_atomic(shift_plot(results, metric), path)
-        paths.append(path)
-    return paths
+    return write_files_atomic(out_dir, [
+        ('shift.md', functools.partial(shift_markdown, results)),
+        ('shift.csv', functools.partial(shift_csv, results))
+    ] + [(f'shift_{slug(m)}.png', functools.partial(shift_plot, results, m))
+         for m in shift_main_metrics(results)])

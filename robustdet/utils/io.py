@@ -5,7 +5,7 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Any
+from typing import Any, Callable, List, Sequence, Tuple, Union
 
 
 def sha256_file(path: str, chunk: int = 1 << 22) -> str:
@@ -72,3 +72,29 @@ def dump_json_atomic(obj: Any, path: str, **kwargs: Any) -> None:
 def write_text_atomic(text: str, path: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     write_bytes_atomic(text.encode('utf-8'), path)
+
+
+def write_files_atomic(
+        out_dir: str, files: Sequence[Tuple[str, Union[str, bytes,
+                                                        Callable[[], Any]]]]
+) -> List[str]:
+    """Write files into ``out_dir`` one after the other, each atomically.
+
+    Args:
+        out_dir (str): The directory (created).
+        files (Sequence[tuple]): ``(name, content)`` pairs. A content is
+            text (written as UTF-8), bytes, or a function that returns
+            either, called when its file's turn comes.
+
+    Returns:
+        list[str]: The paths written, in order.
+    """
+    paths = []
+    for name, content in files:
+        content = content() if callable(content) else content
+        path = os.path.join(out_dir, name)
+        write_bytes_atomic(
+            content.encode('utf-8') if isinstance(content, str) else content,
+            path)
+        paths.append(path)
+    return paths

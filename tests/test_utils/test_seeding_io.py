@@ -4,8 +4,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from robustdet.utils import derive_seed, seeding
-from robustdet.utils.io import dump_json_atomic
+from robustdet.utils.io import dump_json_atomic, write_files_atomic
 
 
 def test_derive_seed_stable_across_processes():
@@ -42,3 +44,27 @@ def test_dump_json_atomic_leaves_no_temp_files(tmp_path):
     dump_json_atomic({'a': 2}, str(path))
     assert json.loads(path.read_text()) == {'a': 2}
     assert os.listdir(path.parent) == ['r.json']
+
+
+def test_write_files_atomic_in_order_text_bytes_and_late_contents(tmp_path):
+    made = []
+
+    def plot():
+        made.append(sorted(os.listdir(tmp_path / 'out')))
+        return b'\x89PNG'
+
+    def broken():
+        raise ValueError('no plot')
+
+    out = str(tmp_path / 'out')
+    paths = write_files_atomic(out, [('r.md', 'µ\n'), ('r.png', plot)])
+    assert paths == [os.path.join(out, 'r.md'), os.path.join(out, 'r.png')]
+    assert (tmp_path / 'out' / 'r.md').read_bytes() == 'µ\n'.encode()
+    assert (tmp_path / 'out' / 'r.png').read_bytes() == b'\x89PNG'
+    # A function is called when its file's turn comes: after r.md.
+    assert made == [['r.md']]
+    # A failing one leaves the files before it, and no temporary file.
+    with pytest.raises(ValueError, match='no plot'):
+        write_files_atomic(out, [('a.csv', 'x'), ('b.png', broken)])
+    assert sorted(os.listdir(out)) == ['a.csv', 'r.md', 'r.png']
+
