@@ -67,4 +67,3 @@ def test_write_files_atomic_in_order_text_bytes_and_late_contents(tmp_path):
     with pytest.raises(ValueError, match='no plot'):
         write_files_atomic(out, [('a.csv', 'x'), ('b.png', broken)])
     assert sorted(os.listdir(out)) == ['a.csv', 'r.md', 'r.png']
-
