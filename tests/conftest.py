@@ -79,10 +79,9 @@ def small_config(path, demo_dir, work_dir=None):
     (:class:`~robustdet.utils.config_text.FormattedOnceConfig`, as the
     tools load configs): mmengine's ``Runner`` and ``dump`` ask for it
     several times, each a yapf run of about a second here."""
-    from mmengine.config import Config
-
+    from robustdet.utils.cli import load_config
     from robustdet.utils.config_text import format_once
-    cfg = format_once(replace_data_root(Config.fromfile(path), demo_dir))
+    cfg = format_once(replace_data_root(load_config(path), demo_dir))
     for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         if cfg.get(key) is not None:
             cfg[key].num_workers = 0

@@ -432,14 +432,16 @@ def load_config(path: str, cfg_options: Optional[dict] = None,
     Returns:
         FormattedOnceConfig: The loaded config (an mmengine ``Config``
         whose formatted text is made once, not at each of the runner's
-        four requests).
+        four requests; the YAML files mmengine reads to find ``mmdet::``
+        bases are parsed once per process).
     """
     from mmengine.config import Config
 
-    from .config_text import format_once
+    from .config_text import format_once, yaml_parsed_once
     check_file(path, 'config')
     try:
-        cfg = format_once(Config.fromfile(path))
+        with yaml_parsed_once():
+            cfg = format_once(Config.fromfile(path))
     except (SyntaxError, ImportError, KeyError, FileNotFoundError,
             ValueError) as e:
         raise RobustDetError(

@@ -6,7 +6,6 @@ report."""
 import os.path as osp
 
 import pytest
-from mmengine.config import Config
 
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.apis.training_record import training_corruptions
@@ -14,6 +13,7 @@ from robustdet.datasets.training_record import (RECORD_KEY, checkpoint_record,
                                                 merge_records)
 from robustdet.evaluation.functional.run_results import training_warning
 from robustdet.reports import markdown_report, summary_text
+from robustdet.utils.cli import load_config
 from robustdet.utils.config_text import literal_config
 from robustdet.utils.errors import RobustDetError
 from tests.conftest import DEMO_CONFIGS, REPO, replace_data_root
@@ -25,16 +25,16 @@ HOLDOUT = ['speckle_noise', 'gaussian_blur', 'spatter', 'saturate']
 
 
 def test_training_corruptions_of_configs():
-    plain = training_corruptions(Config.fromfile(osp.join(
+    plain = training_corruptions(load_config(osp.join(
         DEMO_CONFIGS, 'faster-rcnn_r18-c16_fpn-c64_3e_demo-coco.py')))
     assert (plain['transforms'], plain['corruptions']) == ([], [])
     assert plain['source'] == 'test config' and not plain['stylized']
-    cfg = Config.fromfile(RANDCORRUPT)
+    cfg = load_config(RANDCORRUPT)
     record = training_corruptions(cfg)
     assert (record['transforms'], record['corruptions'],
             record['benchmark']) == (['RandomCorrupt'], HOLDOUT, [])
     # Combined with stylized data: every pipeline's step counts.
-    combined = training_corruptions(Config.fromfile(osp.join(
+    combined = training_corruptions(load_config(osp.join(
         REPO, 'configs', 'robust_training',
         'faster-rcnn_r50_fpn_1x_cocoscoco-randcorrupt.py')))
     assert combined['corruptions'] == HOLDOUT and combined['stylized']
@@ -56,7 +56,7 @@ def test_checkpoint_record():
     """The record a checkpoint carries, else its training config read as
     data (never run), else unknown; a malformed one is one line naming
     the key."""
-    cfg = Config.fromfile(RANDCORRUPT)
+    cfg = load_config(RANDCORRUPT)
     text = cfg.pretty_text + (
         "\nevil = __import__('os').system('touch /tmp/robustdet-pwned')\n")
     record = checkpoint_record(dict(meta=dict(cfg=text)), 'c.pth')
@@ -101,7 +101,7 @@ def test_reports_warn():
 
 def test_test_robust_records_it(demo_dir, demo_checkpoint, tmp_path):
     _, ckpt = demo_checkpoint
-    cfg = replace_data_root(Config.fromfile(RANDCORRUPT), demo_dir)
+    cfg = replace_data_root(load_config(RANDCORRUPT), demo_dir)
     cfg.test_dataloader.num_workers = 0
     cfg.test_dataloader.persistent_workers = False
     config = str(tmp_path / 'randcorrupt.py')

@@ -1,12 +1,13 @@
 # Copyright (c) robustdet contributors. All rights reserved.
 import functools
 
-from mmengine.config import Config
+from robustdet.utils import cli
 
 
 @functools.lru_cache(maxsize=None)
 def load_config(path):
-    """``Config.fromfile(path)``, once per process (a config that inherits
-    a whole mmdet config costs mmengine a parse of every mmdet metafile):
+    """The config as the tools load it (:func:`robustdet.utils.cli.
+    load_config`: mmengine's ``Config.fromfile``, the YAML files it reads
+    for ``mmdet::`` bases parsed once per process), once per process:
     deep-copy it before changing it."""
-    return Config.fromfile(path)
+    return cli.load_config(path)

@@ -6,11 +6,11 @@ import pytest
 import torch
 from mmdet.datasets.transforms.transforms import Corrupt
 from mmdet.registry import DATASETS, TRANSFORMS
-from mmengine.config import Config
 
 from robustdet.corruptions import IMAGENET_C_CORRUPTIONS
 from robustdet.datasets import CorruptedDataset, CorruptImage
 from robustdet.utils import RobustDetError, derive_seed
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, replace_data_root
 
 DATASET_CONFIGS = {
@@ -21,7 +21,7 @@ DATASET_CONFIGS = {
 
 
 def _test_dataset_cfg(layout, demo_dir):
-    cfg = Config.fromfile(f'{REPO}/{DATASET_CONFIGS[layout]}')
+    cfg = load_config(f'{REPO}/{DATASET_CONFIGS[layout]}')
     cfg = replace_data_root(cfg, demo_dir)
     return copy.deepcopy(cfg.test_dataloader.dataset.to_dict())
 

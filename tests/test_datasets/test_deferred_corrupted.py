@@ -8,17 +8,17 @@ import pytest
 import torch
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmdet.structures.bbox import HorizontalBoxes
-from mmengine.config import Config
 
 from robustdet.datasets import (CorruptImage, DeferredCorruptionDataset,
                                 DeferredResize, corruption_seed,
                                 image_identity)
 from robustdet.utils import RobustDetError, derive_seed
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, replace_data_root
 
 
 def _dataset_cfg(demo_dir, layout='coco_detection'):
-    cfg = Config.fromfile(
+    cfg = load_config(
         f'{REPO}/configs/_base_/datasets/demo_{layout}.py')
     cfg = replace_data_root(cfg, demo_dir)
     return copy.deepcopy(cfg.test_dataloader.dataset.to_dict())

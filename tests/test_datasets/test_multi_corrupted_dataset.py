@@ -4,18 +4,18 @@ import copy
 import pytest
 import torch
 from mmdet.registry import DATASETS
-from mmengine.config import Config
 
 from robustdet.datasets import (CorruptedDataset, MultiCellPipeline,
                                 MultiCorruptedDataset)
 from robustdet.utils import RobustDetError
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, replace_data_root
 
 CELLS = [('clean', 0), ('gaussian_noise', 2), ('fog', 1), ('contrast', 5)]
 
 
 def _dataset_cfg(demo_dir, layout='coco_instance'):
-    cfg = Config.fromfile(
+    cfg = load_config(
         f'{REPO}/configs/_base_/datasets/demo_{layout}.py')
     cfg = replace_data_root(cfg, demo_dir)
     return copy.deepcopy(cfg.test_dataloader.dataset.to_dict())

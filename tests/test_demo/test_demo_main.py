@@ -7,12 +7,12 @@ import shutil
 
 import pytest
 import torch
-from mmengine.config import Config
 
 import demo as demo_main
 from robustdet.apis.results import RESULTS_FILE, load_results
 from robustdet.corruptions import CORRUPTION_NAMES
 from robustdet.evaluation.functional.run_results import cell_value
+from robustdet.utils.cli import load_config
 from robustdet.utils.errors import RobustDetError
 from robustdet.utils.io import sha256_file
 from tests.conftest import FRCNN_DEMO, REPO, replace_data_root
@@ -88,7 +88,7 @@ def test_fresh_run_gives_the_committed_cells(tmp_path):
                        size=(320, 240), layouts=['coco'])
     # The demo config as `make demo` runs it (its batch size: padding can
     # move numbers), pointed at these images, without dataloader workers.
-    cfg = replace_data_root(Config.fromfile(FRCNN_DEMO), data)
+    cfg = replace_data_root(load_config(FRCNN_DEMO), data)
     cfg.test_dataloader.num_workers = 0
     cfg.test_dataloader.persistent_workers = False
     config = str(tmp_path / 'demo_config.py')

@@ -27,7 +27,6 @@ import numpy as np
 import pytest
 import torch
 from mmdet.registry import MODELS
-from mmengine.config import Config
 from PIL import Image
 
 from demo_data.bdd100k import generate_bdd100k_demo
@@ -40,6 +39,7 @@ from robustdet.apis.shift import COCO_O_DOMAINS
 from robustdet.baselines import baseline_rows, get_baseline
 from robustdet.corruptions.table import CORRUPTIONS, IMAGENET_C_CORRUPTIONS
 from robustdet.evaluation import class_mean_rpc
+from robustdet.utils.cli import load_config
 from robustdet.video.table import CLIP_CORRUPTION_NAMES
 from tests.conftest import (DEMO_CONFIGS, REPO, SMALL_DEMO_SHA256,
                             replace_data_root, sha256_tree, small_config)
@@ -108,7 +108,7 @@ def _video_fixture(tmp_path, names, **video):
     configs = {}
     for name in names:
         cfg = replace_data_root(
-            Config.fromfile(_demo_config(f'3e_demo-{name}')), paths['root'],
+            load_config(_demo_config(f'3e_demo-{name}')), paths['root'],
             old_root='data/demo/vid/')
         cfg.test_dataloader.num_workers = 0
         cfg.test_dataloader.persistent_workers = False

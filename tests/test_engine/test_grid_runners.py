@@ -6,7 +6,6 @@ import copy
 import warnings
 
 import pytest
-from mmengine.config import Config
 from mmengine.registry import LOOPS
 from mmengine.runner import TestLoop
 
@@ -15,6 +14,7 @@ from robustdet.apis.robustness import prepare_results
 from robustdet.apis.testing import build_test_runner
 from robustdet.corruptions.grid import plan_passes
 from robustdet.engine import GridProgressHook
+from robustdet.utils.cli import load_config
 
 CORRUPTIONS = ['gaussian_noise', 'fog']
 SEVERITIES = [0, 3]
@@ -32,7 +32,7 @@ class _CountingTestLoop(TestLoop):
 
 
 def _run(config, ckpt, work_dir, cells_per_pass, loop=None):
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     if loop is not None:
         cfg.test_cfg = dict(type=loop)
     job = RobustnessJob(config, ckpt, str(work_dir), CORRUPTIONS,
@@ -70,7 +70,7 @@ def test_former_pass_runner_call(demo_checkpoint, passes, tmp_path):
         warnings.simplefilter('ignore', DeprecationWarning)
         from robustdet.apis.passes import PassRunner
     config, ckpt = demo_checkpoint
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     job = RobustnessJob(config, ckpt, str(tmp_path / 'old'), CORRUPTIONS,
                         severities=SEVERITIES, cells_per_pass=2)
     results = prepare_results(job, cfg)

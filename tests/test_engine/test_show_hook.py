@@ -8,13 +8,13 @@ import os.path as osp
 import pytest
 import torch
 from mmdet.registry import DATASETS
-from mmengine.config import Config
 from mmengine.registry import LOOPS
 from mmengine.runner import loops
 
 from robustdet.apis import RobustnessJob, run_robustness
 from robustdet.engine import DeviceImages, ShowSettings
 from robustdet.models import CorruptingDataPreprocessor
+from robustdet.utils.cli import load_config
 from robustdet.utils.errors import RobustDetError
 
 
@@ -91,7 +91,7 @@ def test_both_grid_runners_draw_the_same_pictures(demo_checkpoint,
     drawn = []
     for name, loop, per_pass in (('pass', None, 2),
                                  ('loop', '_ShowTestLoop', 1)):
-        cfg = Config.fromfile(config)
+        cfg = load_config(config)
         if loop is not None:
             cfg.test_cfg = dict(type=loop)
         show = str(tmp_path / name / 'show')

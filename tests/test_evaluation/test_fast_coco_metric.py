@@ -385,11 +385,11 @@ def test_known_difference_one_true_positive(recorded, tmp_path):
 
 def predict(config, checkpoint, work_dir):
     """The data samples of a detector's test pass (what metrics get)."""
-    from mmengine.config import Config
     from mmengine.runner import Runner
 
     from robustdet.apis.testing import build_test_runner
-    cfg = Config.fromfile(config)
+    from robustdet.utils.cli import load_config
+    cfg = load_config(config)
     runner = build_test_runner(cfg, checkpoint, str(work_dir))
     loader = Runner.build_dataloader(cfg.test_dataloader)
     model = runner.model.eval()

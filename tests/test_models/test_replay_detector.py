@@ -95,11 +95,11 @@ def test_test_step_replays_the_file(tmp_path):
 
 
 def test_benchmark_configs_load():
-    from mmengine.config import Config
+    from robustdet.utils.cli import load_config
     repo = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-    replay = Config.fromfile(
+    replay = load_config(
         osp.join(repo, 'configs', 'benchmarks', 'replay_coco-scale.py'))
-    r50 = Config.fromfile(
+    r50 = load_config(
         osp.join(repo, 'configs', 'benchmarks',
                  'faster-rcnn_r50_fpn_coco-scale.py'))
     for cfg in (replay, r50):

@@ -8,10 +8,10 @@ import pytest
 import torch
 from mmcv.ops import RoIAlign
 from mmdet.registry import MODELS
-from mmengine.config import Config
 
 from robustdet.models.roi_align import (FastRoIAlign, _kernel_applies,
                                         use_fast_roi_align)
+from robustdet.utils.cli import load_config
 from tests.conftest import FRCNN_DEMO, MASK_DEMO
 
 # Equality with mmcv's kernel, through detectors: run again held back.
@@ -104,7 +104,7 @@ def test_falls_back_to_mmcv_where_the_kernel_does_not_apply():
 
 @pytest.mark.parametrize('config,swaps', [(FRCNN_DEMO, 4), (MASK_DEMO, 8)])
 def test_swapped_detector_predicts_exactly_as_before(config, swaps):
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     torch.manual_seed(0)
     model = MODELS.build(cfg.model).eval()
     gen = torch.Generator().manual_seed(0)

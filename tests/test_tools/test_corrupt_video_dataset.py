@@ -8,11 +8,11 @@ import mmcv
 import numpy as np
 import pytest
 from mmdet.registry import DATASETS
-from mmengine.config import Config
 
 from demo_data.video import generate_video_demo
 from robustdet.apis.corrupt_video import write_corrupted_videos
 from robustdet.datasets import VideoCorruptedDataset
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, replace_data_root
 from tests.tool_process import run_tool
 
@@ -25,7 +25,7 @@ def video_cfg(tmp_path_factory):
     work = tmp_path_factory.mktemp('cvd')
     video = generate_video_demo(str(work / 'vid'), num_videos=2,
                                 num_frames=6, size=(64, 48), k=2)
-    cfg = replace_data_root(Config.fromfile(VIDEO_CONFIG), video['root'],
+    cfg = replace_data_root(load_config(VIDEO_CONFIG), video['root'],
                             old_root='data/demo/vid/')
     cfg.test_dataloader.dataset.indices = None
     path = str(work / 'config.py')

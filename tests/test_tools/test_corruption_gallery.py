@@ -10,7 +10,6 @@ import shutil
 import cv2
 import numpy as np
 import pytest
-from mmengine.config import Config
 from PIL import Image
 
 from demo_data.video import generate_video_demo
@@ -19,6 +18,7 @@ from robustdet.corruptions import corrupt, resolve_corruptions
 from robustdet.datasets import CorruptImage
 from robustdet.datasets.transforms.corrupt import corruption_seed
 from robustdet.datasets.video_corrupted import VideoCorruptedDataset, clip_seed
+from robustdet.utils.cli import load_config
 from robustdet.video import corrupt_clip
 from robustdet.visualization import gallery as draw
 from tests.conftest import REPO
@@ -112,7 +112,7 @@ def test_same_arguments_same_bytes(photo, tmp_path):
 def test_config_image_gets_the_benchmark_seeds(demo_checkpoint, tmp_path):
     config = demo_checkpoint[0]
     image = gallery.image_from_config(config, index=1)
-    root = Config.fromfile(config).test_dataloader.dataset.data_root
+    root = load_config(config).test_dataloader.dataset.data_root
     assert image.identity.startswith('val2017/')
     names, sevs = ['shot_noise', 'checkerboard_cutout'], [0, 2]
     cells = gallery.corrupt_image_cells(image, names, sevs, seed=3)
@@ -253,7 +253,7 @@ def test_clip_gallery_gif_and_strip(video, tmp_path):
 
 def test_clip_of_a_video_config_is_the_benchmarks(demo_checkpoint, video,
                                                   tmp_path):
-    cfg = Config.fromfile(demo_checkpoint[0])
+    cfg = load_config(demo_checkpoint[0])
     dataset = cfg.test_dataloader.dataset
     dataset.update(data_root=video['root'],
                    ann_file='annotations/vid_val.json',

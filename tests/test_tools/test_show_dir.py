@@ -13,12 +13,12 @@ import cv2
 import mmcv
 import numpy as np
 import pytest
-from mmengine.config import Config
 
 from demo_data.foggy import write_foggy_cityscapes
 from demo_data.video import generate_video_demo
 from robustdet.apis.results import RESULTS_FILE
 from robustdet.datasets import CorruptImage, foggy_file_name
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, replace_data_root, small_config
 from tests.tool_process import run_ranks, run_tool
 
@@ -236,7 +236,7 @@ def test_test_pmk_draws_frames_and_set_strips(demo_checkpoint, tmp_path):
     video = generate_video_demo(str(tmp_path / 'vid'), num_videos=2,
                                 num_frames=9, size=(128, 96), k=3)
     cfg = replace_data_root(
-        Config.fromfile(
+        load_config(
             osp.join(REPO, 'configs', 'demo',
                      'faster-rcnn_r18-c16_fpn-c64_3e_demo-vid-pmk.py')),
         video['root'], old_root='data/demo/vid/')

@@ -7,9 +7,9 @@ import os.path as osp
 import mmdet
 import pytest
 import torch
-from mmengine.config import Config
 
 from demo_data.video import generate_video_demo
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, replace_data_root
 from tests.tool_process import check_only_rank0_writes, run_ranks, run_tool
 
@@ -21,7 +21,7 @@ def _pmk_config(demo_checkpoint, work, size):
     """The pm-k demo config on 3 small synthetic videos of ``size``."""
     video = generate_video_demo(str(work / 'vid'), num_videos=3,
                                 num_frames=9, size=size, k=3)
-    cfg = replace_data_root(Config.fromfile(PMK_CONFIG), video['root'],
+    cfg = replace_data_root(load_config(PMK_CONFIG), video['root'],
                             old_root='data/demo/vid/')
     cfg.test_dataloader.num_workers = 0
     cfg.test_dataloader.persistent_workers = False

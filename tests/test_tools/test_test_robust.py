@@ -243,9 +243,9 @@ def test_results_of_another_run_are_refused(single_run, demo_checkpoint):
 
 
 def _config_with(demo_checkpoint, tmp_path, **dataset):
-    from mmengine.config import Config
+    from robustdet.utils.cli import load_config
     config, _ = demo_checkpoint
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     cfg.test_dataloader.dataset.update(dataset)
     path = str(tmp_path / 'variant.py')
     cfg.dump(path)
@@ -463,13 +463,12 @@ def _run_in_process(config, ckpt, work_dir, backend, corruptions,
                     severities):
     """``run_robustness`` as test_robust.py calls it; returns the results
     and the preprocessed batches, in the order the model saw them."""
-    from mmengine.config import Config
-
     from robustdet.apis import RobustnessJob, run_robustness
+    from robustdet.utils.cli import load_config
     job = RobustnessJob(config, ckpt, str(work_dir), corruptions,
                         severities=severities, backend=backend)
     with _ModelInputs() as inputs:
-        results = run_robustness(job, Config.fromfile(config))
+        results = run_robustness(job, load_config(config))
     return results, inputs.outputs
 
 
@@ -507,11 +506,10 @@ def test_torch_backend_feeds_the_fast_backends_pixels(demo_checkpoint,
     float one), 1 more where the two backends' blurs may differ
     (`max_diff`, tests/test_models/test_corrupting_preprocessor.py). And
     the blur is applied: it moves pixels by far more."""
-    from mmengine.config import Config
-
+    from robustdet.utils.cli import load_config
     from tests.test_models.test_corrupting_preprocessor import max_diff
     config, ckpt = demo_checkpoint
-    preprocessor = Config.fromfile(config).model.data_preprocessor
+    preprocessor = load_config(config).model.data_preprocessor
     fed = {}
     for backend in ('fast', 'torch'):
         _, fed[backend] = _run_in_process(
@@ -538,9 +536,9 @@ def test_torch_backend_equals_fast_without_resize(demo_checkpoint,
     feed the detector the same tensors, so every clean score is equal:
     the end-to-end check that the torch path decodes, packs, preprocesses
     and maps predictions back as the CPU path does."""
-    from mmengine.config import Config
+    from robustdet.utils.cli import load_config
     config, ckpt = demo_checkpoint
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     for step in cfg.test_dataloader.dataset.pipeline:
         if step['type'] == 'Resize':
             step['scale'] = (128, 96)
@@ -562,10 +560,9 @@ def test_torch_backend_equals_fast_without_resize(demo_checkpoint,
 def test_torch_backend_refuses_other_pipelines(demo_checkpoint, tmp_path):
     """Refused before anything is built or written (in-process: the CLI
     prints RobustDetError as one line, as the CUDA case above shows)."""
-    from mmengine.config import Config
-
     from robustdet.apis import RobustnessJob, run_robustness
     from robustdet.utils import RobustDetError
+    from robustdet.utils.cli import load_config
     pipeline = [
         dict(type='LoadImageFromFile'),
         dict(type='Resize', scale=(320, 240), keep_ratio=True),
@@ -579,5 +576,5 @@ def test_torch_backend_refuses_other_pipelines(demo_checkpoint, tmp_path):
     with pytest.raises(RobustDetError,
                        match=r'it has Pad \(step 3\), which would see the '
                        'image before it is corrupted; use backend fast'):
-        run_robustness(job, Config.fromfile(config))
+        run_robustness(job, load_config(config))
     assert not (tmp_path / 'w').exists()

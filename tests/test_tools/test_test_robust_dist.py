@@ -277,8 +277,8 @@ def test_a_dead_or_stopped_rank_stops_the_others(demo_checkpoint, tmp_path,
 
 def _slow_config(demo_checkpoint, tmp_path, **metric):
     """The demo config with :class:`tests.slow_metric.SlowCocoMetric`."""
-    from mmengine.config import Config
-    cfg = Config.fromfile(demo_checkpoint[0])
+    from robustdet.utils.cli import load_config
+    cfg = load_config(demo_checkpoint[0])
     cfg.custom_imports = dict(imports=['robustdet', 'tests.slow_metric'],
                               allow_failed_imports=False)
     cfg.test_evaluator = dict(cfg.test_evaluator, type='SlowCocoMetric',

@@ -133,9 +133,9 @@ def test_corruption_errors_against_a_baseline_run(regions_run, tmp_path,
 
 
 def test_region_needs_ground_truth(demo_checkpoint, tmp_path):
-    from mmengine.config import Config
+    from robustdet.utils.cli import load_config
     config, ckpt = demo_checkpoint
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     ds = cfg.test_dataloader.dataset
     # The same test set with every annotation dropped.
     with open(osp.join(ds.data_root, ds.ann_file)) as f:
@@ -177,8 +177,8 @@ def test_depth_folder_run(demo_checkpoint, tmp_path):
     """fog_3d with depth maps named like the images: the far images are
     fogged more than a depth-free run could tell."""
     config, ckpt = demo_checkpoint
-    from mmengine.config import Config
-    ds = Config.fromfile(config).test_dataloader.dataset
+    from robustdet.utils.cli import load_config
+    ds = load_config(config).test_dataloader.dataset
     img_dir = osp.join(ds.data_root, ds.data_prefix['img'])
     depth_dir = tmp_path / 'depth'
     for name in os.listdir(img_dir):

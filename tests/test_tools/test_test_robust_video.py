@@ -5,10 +5,10 @@ ground truth for camera motion, passes that mix image and video cells, and
 one-line errors."""
 
 import pytest
-from mmengine.config import Config
 
 from demo_data.video import generate_video_demo
 from robustdet.apis.results import RESULTS_FILE, load_results
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO
 from tests.tool_process import run_ranks, run_tool
 
@@ -22,7 +22,7 @@ def video_config(demo_checkpoint, tmp_path_factory):
     work = tmp_path_factory.mktemp('vrobust')
     video = generate_video_demo(str(work / 'vid'), num_videos=2,
                                 num_frames=9, size=(128, 96), k=3)
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     dataset = cfg.test_dataloader.dataset
     dataset.update(
         data_root=video['root'],

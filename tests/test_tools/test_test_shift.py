@@ -8,10 +8,10 @@ import shutil
 import time
 
 import pytest
-from mmengine.config import Config
 
 from demo_data.foggy import write_foggy_cityscapes
 from robustdet.apis.shift import RESULTS_FILE
+from robustdet.utils.cli import load_config
 from tests.conftest import REPO, small_config
 from tests.tool_process import (check_only_rank0_writes,
                                 check_stuck_rank_stopped, run_ranks, run_tool)
@@ -198,7 +198,7 @@ def test_shift_and_test_over_processes(foggy_setup, tmp_path):
     # as test_a_stuck_rank_stops_the_others shows for test_shift.py).
     dumped = glob.glob(str(tmp_path / 'p2' / '*.py'))
     assert len(dumped) == 1, dumped
-    assert Config.fromfile(dumped[0]).test_cfg.type == 'WatchedTestLoop'
+    assert load_config(dumped[0]).test_cfg.type == 'WatchedTestLoop'
 
 
 def test_a_stuck_rank_stops_the_others(foggy_setup, tmp_path):
@@ -208,7 +208,7 @@ def test_a_stuck_rank_stops_the_others(foggy_setup, tmp_path):
     ends both ranks with status 3 and the watchdog's line, long before
     --dist-timeout (120 s)."""
     config, ckpt, _ = foggy_setup
-    cfg = Config.fromfile(config)
+    cfg = load_config(config)
     cfg.custom_imports = dict(imports=['robustdet', 'tests.slow_metric'],
                               allow_failed_imports=False)
     cfg.test_evaluator = dict(cfg.test_evaluator, type='SlowCocoMetric',
