@@ -203,14 +203,14 @@ def save_checkpoints(data_dir, r50_config, seed, with_r50):
     r50 = osp.join(data_dir, f'{name}_seed{seed}.pth')
     if not osp.exists(r50):
         from mmdet.registry import MODELS
-        from mmengine.config import Config
         from mmengine.logging import MMLogger
 
         from robustdet.utils import register_all_modules
+        from robustdet.utils.cli import load_config
         register_all_modules()
         MMLogger.get_current_instance().setLevel('WARNING')  # no init log
         torch.manual_seed(seed)
-        model = MODELS.build(Config.fromfile(r50_config).model)
+        model = MODELS.build(load_config(r50_config).model)
         model.init_weights()
         torch.save(dict(state_dict=model.state_dict(), meta={}), r50)
     return replay, r50
@@ -428,11 +428,11 @@ def check_args(args):
     if args.workers < 0 or args.cells_per_pass < 1 or args.eval_images < 1:
         raise RobustDetError('--workers must be >= 0, --cells-per-pass and '
                              '--eval-images >= 1')
-    from mmengine.config import Config
+    from robustdet.utils.cli import load_config
     for config in (REPLAY_CONFIG, args.r50_config):
         if not osp.isfile(config):
             raise RobustDetError(f'{config}: no such config')
-        if Config.fromfile(config).get('test_dataloader') is None:
+        if load_config(config).get('test_dataloader') is None:
             raise RobustDetError(f'{config} has no test_dataloader')
     if args.cores is not None:
         os.sched_setaffinity(0, allowed[:args.cores])
