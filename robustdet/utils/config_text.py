@@ -11,20 +11,22 @@ about a third of a short run's time after the imports. The formatted text
 depends only on the unformatted one, so :class:`FormattedOnceConfig` keeps
 it per unformatted text: the same bytes as mmengine's, made once.
 
-Loading a config, mmengine looks up each ``mmdet::`` base by model name in
+Loading a config, mmengine looks each ``mmdet::`` base up by model name in
 every metafile that mmdet's model index lists (about a hundred YAML
-files), and falls back to the path when no model has that name, as for
-every ``_base_/`` file: 75-85 % of ``Config.fromfile`` on the EPYC (0.24-
-0.5 s of 0.3-0.6 s for the demo config, two such bases; 0.8 s of 0.9-1.0
-s for the Mask R-CNN COCO-C config). :func:`yaml_parsed_once` parses each
-YAML text once per process while a config loads, and every load gets a
-deep copy of that parse: what parsing the text again gives.
+files), and takes the path when no model has that name (mmengine 0.10
+never finds one for a ``.py`` path): 75-85 % of ``Config.fromfile`` on
+the EPYC (0.24-0.5 s of 0.3-0.6 s for the demo config, two such bases;
+0.8 s of 0.9-1.0 s for the Mask R-CNN COCO-C config, four).
+:func:`yaml_parsed_once` parses each YAML text once per process while a
+config loads, and every load gets a deep copy of that parse: what parsing
+the text again gives.
 """
 import ast
 import collections
 import contextlib
 import copy
 import io
+import threading
 from typing import Any, Dict, Iterator
 
 from mmengine.config import Config
@@ -88,27 +90,49 @@ def format_once(cfg: Any) -> FormattedOnceConfig:
 class ParsedOnceYamlHandler(YamlHandler):
     """mmengine's YAML handler, parsing each text once per process.
 
-    Every load returns a deep copy of the text's first parse, so a caller
-    that changes what it got changes no later load. A load with loader
-    arguments is parsed anew.
+    Only what mmengine's ``load`` reads from a path (it hands the handler
+    the file's text as a ``StringIO``) is kept; other file objects and
+    loads with loader arguments are parsed anew. The first load of a text
+    returns its parse and keeps a deep copy; a later one returns a deep
+    copy of that, so a caller that changes what it got changes no later
+    load (a parse that cannot be copied is not kept).
     """
 
     # YAML text -> its parse, the latest few hundred (mmdet lists about a
     # hundred metafiles).
     parsed: 'collections.OrderedDict[str, Any]' = collections.OrderedDict()
     keep = 512
+    lock = threading.Lock()
 
     def load_from_fileobj(self, file: Any, **kwargs) -> Any:
-        if kwargs:
+        """Parse YAML, or copy the parse of the same text.
+
+        Args:
+            file (file-like): What to read.
+            **kwargs: ``yaml.load``'s arguments (none: mmengine's loader).
+
+        Returns:
+            The data.
+        """
+        if kwargs or not isinstance(file, io.StringIO):
             return super().load_from_fileobj(file, **kwargs)
-        text = file.read()
-        if text in self.parsed:
-            self.parsed.move_to_end(text)
-        else:
-            self.parsed[text] = super().load_from_fileobj(io.StringIO(text))
+        text = file.getvalue()
+        with self.lock:
+            kept = self.parsed.get(text)
+            if kept is not None:
+                self.parsed.move_to_end(text)
+        if kept is not None:
+            return copy.deepcopy(kept)
+        data = super().load_from_fileobj(io.StringIO(text))
+        try:
+            kept = copy.deepcopy(data)
+        except Exception:  # objects of YAML's python tags: not kept
+            return data
+        with self.lock:
+            self.parsed[text] = kept
             while len(self.parsed) > self.keep:
                 self.parsed.popitem(last=False)
-        return copy.deepcopy(self.parsed[text])
+        return data
 
 
 _YAML_FORMATS = ('yaml', 'yml')
@@ -118,21 +142,25 @@ _PARSED_ONCE = ParsedOnceYamlHandler()
 @contextlib.contextmanager
 def yaml_parsed_once() -> Iterator[None]:
     """While the block runs, mmengine's ``load`` reads ``.yaml`` and
-    ``.yml`` files with :class:`ParsedOnceYamlHandler`; mmengine's own
-    handlers are back after it.
+    ``.yml`` files with :class:`ParsedOnceYamlHandler`, where mmengine's
+    own ``YamlHandler`` is registered (a handler someone else registered
+    is left alone); after it, each format has the handler it had, unless
+    one was registered meanwhile.
 
     Yields:
         None
     """
-    before = {fmt: file_handlers.get(fmt) for fmt in _YAML_FORMATS}
-    file_handlers.update(dict.fromkeys(_YAML_FORMATS, _PARSED_ONCE))
+    swapped = {
+        fmt: handler
+        for fmt, handler in file_handlers.items()
+        if fmt in _YAML_FORMATS and type(handler) is YamlHandler
+    }
+    file_handlers.update(dict.fromkeys(swapped, _PARSED_ONCE))
     try:
         yield
     finally:
-        for fmt, handler in before.items():
-            if handler is None:
-                file_handlers.pop(fmt, None)
-            else:
+        for fmt, handler in swapped.items():
+            if file_handlers.get(fmt) is _PARSED_ONCE:
                 file_handlers[fmt] = handler
 
 

@@ -5,6 +5,7 @@ import os.path as osp
 import pickle
 
 import pytest
+import yaml
 from mmengine.config import Config
 from mmengine.fileio import load
 from mmengine.fileio.handlers import YamlHandler, file_handlers
@@ -62,7 +63,7 @@ def test_yaml_parsed_once_per_text(tmp_path):
     path = tmp_path / 'meta.yml'
     path.write_text('Models:\n  - Name: a\n    Config: configs/a.py\n')
     expected = load(str(path))
-    assert type(file_handlers['yml']) is YamlHandler
+    before = {fmt: file_handlers[fmt] for fmt in ('yml', 'yaml')}
     with yaml_parsed_once():
         assert type(file_handlers['yml']) is ParsedOnceYamlHandler
         first = load(str(path))
@@ -70,18 +71,63 @@ def test_yaml_parsed_once_per_text(tmp_path):
         # Kept under its text, and found there the next time.
         text = path.read_text()
         assert ParsedOnceYamlHandler.parsed[text] == expected
-        first['Models'].append('changed')  # the next load is a copy
+        first['Models'].append('changed')  # the next loads are copies
+        again = load(str(path))
+        assert again == expected
+        again['Models'].append('changed')
+        assert load(str(path)) == expected
         ParsedOnceYamlHandler.parsed[text]['kept'] = True
         assert load(str(path)) == dict(expected, kept=True)
         del ParsedOnceYamlHandler.parsed[text]
+        # A file object or loader arguments: parsed by mmengine.
+        with open(path, 'rb') as f:
+            assert load(f, file_format='yml') == expected
+        assert load(str(path), Loader=yaml.SafeLoader) == expected
+        assert text not in ParsedOnceYamlHandler.parsed
+        with yaml_parsed_once():  # nested: the outer block restores
+            pass
+        assert type(file_handlers['yml']) is ParsedOnceYamlHandler
         path.write_text('Models: []\n')  # a new text is parsed anew
         assert load(str(path)) == {'Models': []}
     # mmengine's own handlers are back, also after an error.
-    assert type(file_handlers['yml']) is YamlHandler
-    assert type(file_handlers['yaml']) is YamlHandler
+    assert {fmt: file_handlers[fmt] for fmt in before} == before
     with pytest.raises(KeyError), yaml_parsed_once():
         raise KeyError
-    assert type(file_handlers['yml']) is YamlHandler
+    assert {fmt: file_handlers[fmt] for fmt in before} == before
+
+
+def test_yaml_handlers_of_others_are_kept():
+    """A YAML handler someone registered is left alone, before the block
+    and during it."""
+    before = {fmt: file_handlers[fmt] for fmt in ('yml', 'yaml')}
+
+    class Theirs(YamlHandler):
+        pass
+
+    try:
+        file_handlers['yml'] = theirs = Theirs()
+        with yaml_parsed_once():
+            assert file_handlers['yml'] is theirs
+            assert type(file_handlers['yaml']) is ParsedOnceYamlHandler
+            file_handlers['yaml'] = later = Theirs()
+        assert file_handlers['yml'] is theirs
+        assert file_handlers['yaml'] is later
+    finally:
+        file_handlers.update(before)
+
+
+def test_mmdet_metafiles_parse_as_mmengine_parses_them():
+    """Every metafile of mmdet's model index (what Config.fromfile reads
+    for an ``mmdet::`` base), loaded twice in the block: mmengine's data."""
+    import mmdet
+    mim = osp.join(osp.dirname(mmdet.__file__), '.mim')
+    paths = [osp.join(mim, 'model-index.yml')] + [
+        osp.join(mim, p) for p in load(osp.join(mim, 'model-index.yml'))[
+            'Import']]
+    expected = [load(p) for p in paths]
+    with yaml_parsed_once():
+        for _ in range(2):
+            assert [load(p) for p in paths] == expected
 
 
 def test_load_config_equals_mmengine():
