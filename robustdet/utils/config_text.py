@@ -18,8 +18,8 @@ never finds one for a ``.py`` path): 75-85 % of ``Config.fromfile`` on
 the EPYC (0.24-0.5 s of 0.3-0.6 s for the demo config, two such bases;
 0.8 s of 0.9-1.0 s for the Mask R-CNN COCO-C config, four).
 :func:`yaml_parsed_once` parses each YAML text once per process while a
-config loads, and every load gets a deep copy of that parse: what parsing
-the text again gives.
+config loads; a later load of the text gets a deep copy of that parse:
+what parsing the text again gives.
 """
 import ast
 import collections
