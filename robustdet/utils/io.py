@@ -93,8 +93,8 @@ def write_files_atomic(
     for name, content in files:
         content = content() if callable(content) else content
         path = os.path.join(out_dir, name)
-        write_bytes_atomic(
-            content.encode('utf-8') if isinstance(content, str) else content,
-            path)
+        write = (write_text_atomic
+                 if isinstance(content, str) else write_bytes_atomic)
+        write(content, path)
         paths.append(path)
     return paths
