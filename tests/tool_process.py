@@ -47,7 +47,10 @@ from typing import Any, Dict, List, Optional, Sequence
 # then what a run imports on first use: torch._dynamo, which torch's
 # DistributedDataParallel imports in every rank (0.8 s), the fast
 # backend's numba kernels (0.2-0.9 s to load them from numba's cache) and
-# scipy.stats, pm-k's confidence intervals (0.8 s).
+# scipy.stats, pm-k's confidence intervals (0.8 s). Last,
+# tests/forkserver_ready.py: mmdet's metafiles parsed once for every
+# child's config load, and what the imports made taken out of the garbage
+# collector's scans and their finalizers out of a child's exit.
 PRELOAD = ['robustdet', 'robustdet.utils.cli', 'mmengine.runner',
            'mmdet.models', 'mmdet.datasets', 'mmdet.evaluation',
            'mmdet.apis', 'mmcv.ops', 'robustdet.apis', 'robustdet.datasets',
@@ -56,7 +59,8 @@ PRELOAD = ['robustdet', 'robustdet.utils.cli', 'mmengine.runner',
            'robustdet.reports.pmk', 'robustdet.reports.shift',
            'robustdet.reports.effective_robustness',
            'torch.utils.cpp_extension', 'torch.onnx', 'torch._dynamo',
-           'robustdet.corruptions.fast', 'scipy.stats']
+           'robustdet.corruptions.fast', 'scipy.stats',
+           'tests.forkserver_ready']
 
 _context = None
 

@@ -5,6 +5,7 @@ from tests.tool_process import run_tool
 # A tool whose main reports the collector's view when it starts.
 TOOL = """
 import gc
+gc.unfreeze()  # as a fresh interpreter (tests/forkserver_ready.py froze)
 from robustdet.utils.cli import cli_entry
 made_by_imports = len(gc.get_objects())
 
