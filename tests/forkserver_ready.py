@@ -23,7 +23,7 @@ the preloaded modules: readies what every forked run inherits.
   (:func:`robustdet.utils.cli.freeze_imports`); other scripts (mmdet's,
   the benchmarks) do not.
 * The finalizers of the preloaded objects (``weakref.finalize``: torch's
-  operator libraries, some 170) are not run when a child exits: 42-46 ms
+  operator libraries, about 240) are not run when a child exits: 42-46 ms
   of each run on the EPYC (4 ms without them), spent undoing
   registrations in a process about to end. A fresh interpreter runs them
   at exit, with nothing to observe after; the finalizers a child makes

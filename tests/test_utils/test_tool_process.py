@@ -97,3 +97,30 @@ def test_audit_sees_a_rank_writing(tmp_path):
         str(work / n) for n in ('a.txt', 'b.tmp', 'b.txt'))
     with pytest.raises(AssertionError, match='ranks other than 0 wrote'):
         check_only_rank0_writes(str(audit), work)
+
+
+
+READY = """
+import gc, json, weakref
+from robustdet.utils.config_text import ParsedOnceYamlHandler
+frozen, tracked = gc.get_freeze_count(), len(gc.get_objects())
+gc.unfreeze()
+finalizers = [o for o in gc.get_objects() if type(o) is weakref.finalize]
+print(json.dumps(dict(
+    frozen=frozen, tracked=tracked, parsed=len(ParsedOnceYamlHandler.parsed),
+    finalizers=len(finalizers), at_exit=sum(f.atexit for f in finalizers))))
+"""
+
+
+def test_forkserver_is_ready(tmp_path):
+    """A forked run starts as tests/forkserver_ready.py left the
+    forkserver: the imports frozen, mmdet's metafiles parsed, and the
+    preloaded objects' finalizers (torch's libraries) not run at exit."""
+    script = tmp_path / 'ready.py'
+    script.write_text(READY)
+    proc = run_tool(str(script))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout)
+    assert got['frozen'] > 100_000 and got['tracked'] < 10_000, got
+    assert got['parsed'] > 50, got  # about a hundred metafiles
+    assert got['finalizers'] > 100 and got['at_exit'] == 0, got
