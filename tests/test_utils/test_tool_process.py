@@ -99,7 +99,6 @@ def test_audit_sees_a_rank_writing(tmp_path):
         check_only_rank0_writes(str(audit), work)
 
 
-
 READY = """
 import gc, json, weakref
 from robustdet.utils.config_text import ParsedOnceYamlHandler
