@@ -6,6 +6,8 @@ import os
 import os.path as osp
 import time
 
+import pytest
+
 from demo_data.styles import write_style_images
 from tests.conftest import REPO
 from tests.tool_process import (STUCK_ENV, audited_writes,
@@ -105,6 +107,7 @@ def _check_writers(audit, out, world_size):
     assert set().union(*images) == set(range(world_size))
 
 
+@pytest.mark.waits
 def test_a_stuck_rank_stops_the_others(demo_dir, tmp_path):
     """Every batch is a step of the watchdog, as test_robust.py's are:
     rank 1's main thread stuck writing its second image (it never returns

@@ -242,6 +242,7 @@ def _stop_rank_1(demo_checkpoint, work, sig, world_size):
             rank.kill()
 
 
+@pytest.mark.waits
 @pytest.mark.parametrize('sig, world_size',
                          [(signal.SIGKILL, 2), (signal.SIGSTOP, 2),
                           (signal.SIGKILL, 3)],
@@ -288,6 +289,7 @@ def _slow_config(demo_checkpoint, tmp_path, **metric):
     return path
 
 
+@pytest.mark.waits
 def test_a_slow_evaluation_does_not_trip_the_watchdog(demo_checkpoint,
                                                       tmp_path):
     """Rank 0 evaluating for 8 s (a registered metric that sleeps, as a
@@ -305,6 +307,7 @@ def test_a_slow_evaluation_does_not_trip_the_watchdog(demo_checkpoint,
     assert 'stopped' not in procs[0].stderr + procs[1].stderr
 
 
+@pytest.mark.waits
 def test_a_stuck_rank_stops_the_others(demo_checkpoint, tmp_path):
     """Rank 1's main thread stuck mid-pass (in its second batch) while
     its process lives and its heartbeat thread runs: after its first

@@ -201,6 +201,7 @@ def test_shift_and_test_over_processes(foggy_setup, tmp_path):
     assert load_config(dumped[0]).test_cfg.type == 'WatchedTestLoop'
 
 
+@pytest.mark.waits
 def test_a_stuck_rank_stops_the_others(foggy_setup, tmp_path):
     """A split is watched as test_robust.py's passes are
     (:class:`~robustdet.engine.WatchedTestLoop`): rank 1's main thread

@@ -8,6 +8,7 @@ import glob
 import os
 import time
 
+import pytest
 import torch
 
 from robustdet.apis.training_record import run_training_record
@@ -49,6 +50,7 @@ def test_two_processes(small_cfg_factory, tmp_path):
     assert files == ['epoch_1.pth', 'last_checkpoint', 'train_config.py']
 
 
+@pytest.mark.waits
 def test_a_stuck_rank_stops_the_others(small_cfg_factory, tmp_path):
     """Rank 1's main thread stuck at the end of its second iteration
     (:class:`tests.slow_metric.StuckHook`) while its process and heartbeat
