@@ -56,7 +56,8 @@ print(json.dumps(dict(
         ('FP16', 9), ('AVX', 10), ('AVX2', 11), ('FMA3', 12),
         ('AVX512F', 13), ('AVX512-SKX', 256)]},
     openblas=corename,
-    numba=dict(name=config.CPU_NAME, ymm='ymm' in asm, zmm='zmm' in asm))))
+    numba=dict(name=config.CPU_NAME, ymm='ymm' in asm, zmm='zmm' in asm,
+               cache_dir=config.CACHE_DIR))))
 """
 # oneDNN's ISA line, by the level it is held back to.
 ONEDNN_ISA = {'AVX2': 'isa:Intel AVX2', 'SSE4.2': 'isa:Intel SSE4.1'}
@@ -109,6 +110,9 @@ def _assert_held_back(tool, caps, level):
     numba = caps['numba']
     assert numba['name'] == tool.LEVELS[level]['numba']
     assert not numba['zmm'] and not (level == 'SSE4.2' and numba['ymm'])
+    # and its kernels kept apart from the machine's
+    assert numba['cache_dir'] == tool.held_back_env()['NUMBA_CACHE_DIR']
+    assert numba['cache_dir'].endswith(f'held-back-{level}')
 
 
 def test_feature_names_by_level():
@@ -154,8 +158,22 @@ def test_the_tool_holds_every_library_back():
         assert [n for n, on in full['opencv'].items()
                 if on and tool.ABOVE[level](n)]
         assert full['numba']['ymm'] or level == 'AVX2'
+        assert full['numba']['cache_dir'] != caps['numba']['cache_dir']
     else:  # nothing to hold back: the command runs as is
         assert 'running as is' in stderr
+
+
+def test_numba_cache_dir(monkeypatch, tmp_path):
+    """Held-back kernels go to a folder per level: under the user's
+    ``NUMBA_CACHE_DIR``, else under the user's cache folder."""
+    tool = _tool()
+    monkeypatch.delenv('NUMBA_CACHE_DIR', raising=False)
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path))
+    assert tool.numba_cache_dir('SSE4.2') == str(
+        tmp_path / 'robustdet' / 'numba' / 'held-back-SSE4.2')
+    monkeypatch.setenv('NUMBA_CACHE_DIR', str(tmp_path / 'mine'))
+    assert tool.numba_cache_dir('AVX2') == str(
+        tmp_path / 'mine' / 'held-back-AVX2')
 
 
 def test_print_gives_shell_assignments():

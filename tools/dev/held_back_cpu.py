@@ -34,7 +34,8 @@ The settings, for ``AVX2`` / ``SSE4.2``:
 * numba: ``NUMBA_CPU_NAME`` ``haswell`` / ``nehalem`` and
   ``NUMBA_CPU_FEATURES`` with the host's features less those above the
   level (turned off last: in LLVM a feature such as ``sha512`` implies
-  AVX2 and would turn it back on);
+  AVX2 and would turn it back on), and ``NUMBA_CACHE_DIR`` a folder of
+  its own for the kernels it compiles so (:func:`numba_cache_dir`);
 * libjpeg-turbo (Pillow's): ``JSIMD_FORCESSE2=1`` for ``SSE4.2`` (it has
   no AVX-512 code).
 
@@ -58,6 +59,7 @@ Example:
 """
 import argparse
 import os
+import os.path as osp
 import re
 import shlex
 import sys
@@ -186,11 +188,35 @@ def numba_features(level: str) -> str:
     return ','.join(on + off)
 
 
+def numba_cache_dir(level: str) -> str:
+    """Where numba keeps the kernels it compiles held back to ``level``.
+
+    Apart from the machine's own (beside the sources in ``__pycache__``,
+    or under ``NUMBA_CACHE_DIR``): numba records every CPU target's kernel
+    of a function in one index file, rewritten without a lock, so a
+    held-back run beside a full one (`make test`) could record the other's
+    kernel under its own target, or drop it (then compiled again).
+
+    Args:
+        level (str): ``'AVX2'`` or ``'SSE4.2'``.
+
+    Returns:
+        str: ``held-back-LEVEL`` under ``NUMBA_CACHE_DIR`` if set, else
+        under ``robustdet/numba`` in the user's cache folder
+        (``XDG_CACHE_HOME``, by default ``~/.cache``).
+    """
+    base = os.environ.get('NUMBA_CACHE_DIR') or osp.join(
+        os.environ.get('XDG_CACHE_HOME') or osp.expanduser('~/.cache'),
+        'robustdet', 'numba')
+    return osp.join(base, f'held-back-{level}')
+
+
 # Every variable held_back_env() may set.
 VARIABLES = (FLAG, 'ATEN_CPU_CAPABILITY', 'ONEDNN_MAX_CPU_ISA',
              'MKL_ENABLE_INSTRUCTIONS', 'NPY_DISABLE_CPU_FEATURES',
              'OPENBLAS_CORETYPE', 'OPENCV_CPU_DISABLE', 'NUMBA_CPU_NAME',
-             'NUMBA_CPU_FEATURES', 'OPENCV_IPP', 'JSIMD_FORCESSE2')
+             'NUMBA_CPU_FEATURES', 'NUMBA_CACHE_DIR', 'OPENCV_IPP',
+             'JSIMD_FORCESSE2')
 
 
 def held_back_env() -> Dict[str, str]:
@@ -226,6 +252,7 @@ def held_back_env() -> Dict[str, str]:
     try:
         env['NUMBA_CPU_FEATURES'] = numba_features(level)
         env['NUMBA_CPU_NAME'] = names['numba']
+        env['NUMBA_CACHE_DIR'] = numba_cache_dir(level)
     except ImportError:  # no numba (llvmlite) installed
         pass
     return env
