@@ -40,15 +40,22 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q \
 	-n $(TEST_WORKERS) --dist worksteal
 HELD_BACK := $(PY) tools/dev/held_back_cpu.py --
 HELD_BACK_NICE ?= 10
+HELD_BACK_RUN = nice -n $(HELD_BACK_NICE) $(HELD_BACK) $(PYTEST) \
+	-m cpu_sensitive tests
 
+# The held-back run in a session of its own, killed with its workers when
+# the recipe ends early (Ctrl-C: a background job of a shell without job
+# control ignores SIGINT); its output in a temporary file until the end.
 test: lint
-	@log=$$(mktemp); \
-	nice -n $(HELD_BACK_NICE) $(HELD_BACK) $(PYTEST) -m cpu_sensitive tests \
-		> $$log 2>&1 & held=$$!; \
+	@log=$$(mktemp) || exit 1; held=; \
+	trap 'test -z "$$held" || kill -- -$$held 2>/dev/null; rm -f "$$log"' \
+		EXIT; \
+	trap 'exit 130' INT TERM HUP; \
+	setsid $(HELD_BACK_RUN) > "$$log" 2>&1 & held=$$!; \
 	echo '$(PYTEST) tests'; \
 	$(PYTEST) tests; suite=$$?; \
-	echo 'nice -n $(HELD_BACK_NICE) $(HELD_BACK) $(PYTEST) -m cpu_sensitive tests'; \
-	wait $$held; again=$$?; cat $$log; rm -f $$log; \
+	echo '$(HELD_BACK_RUN)'; \
+	wait $$held; again=$$?; held=; cat "$$log"; \
 	test $$suite = 0 && test $$again = 0
 
 # The whole suite held back a generation (what an older CPU computes).

@@ -1,10 +1,13 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""`make test`'s recipe with its two pytest runs replaced by a script:
+"""``make test``'s recipe with its two pytest runs replaced by a script:
 the held-back run starts beside the suite, niced, its output follows the
-suite's, and either failing fails the target."""
+suite's, either failing fails the target, and an interrupted recipe
+leaves neither the held-back run nor its output file behind."""
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -12,47 +15,85 @@ from tests.conftest import REPO
 
 STEP = """\
 import os, sys, time
+mark = os.environ['MARK']
 if '-m' in sys.argv:  # the held-back run of the cpu_sensitive tests
     print('held back, niceness', os.nice(0), flush=True)
-    open(os.environ['MARK'], 'w').close()
+    with open(mark + '.tmp', 'w') as f:
+        f.write(str(os.getpid()))
+    os.replace(mark + '.tmp', mark)
+    time.sleep(float(os.environ['SLEEP']))
     sys.exit(int(os.environ['HELD_EXIT']))
 end = time.time() + 60  # the suite: the held-back run starts beside it
-while not os.path.exists(os.environ['MARK']) and time.time() < end:
+while not os.path.exists(mark) and time.time() < end:
     time.sleep(0.02)
-print('suite, held-back run seen:', os.path.exists(os.environ['MARK']))
+print('suite, held-back run seen:', os.path.exists(mark), flush=True)
+time.sleep(float(os.environ['SLEEP']))
 sys.exit(int(os.environ['SUITE_EXIT']))
 """
 
 
-def _make_test(tmp_path, suite, held):
+def _start_make(tmp_path, suite=0, held=0, sleep=0):
+    """``make test`` with both runs replaced by :data:`STEP` (the lint,
+    and the install before it, not run: ``-o lint``), in a session of
+    its own; the held-back run's output file in ``tmp_path / 'tmp'``."""
     step = tmp_path / 'step.py'
     step.write_text(STEP)
-    mark = tmp_path / 'mark'
-    if mark.exists():
-        mark.unlink()
-    # -o lint: the lint (and the install before it) is not run
-    return subprocess.run(
+    (tmp_path / 'tmp').mkdir()
+    # Not this make's flags and level, if the suite runs under make.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
+    env.update(MARK=str(tmp_path / 'mark'), SUITE_EXIT=str(suite),
+               HELD_EXIT=str(held), SLEEP=str(sleep),
+               TMPDIR=str(tmp_path / 'tmp'))
+    return subprocess.Popen(
         ['make', '--no-print-directory', '-o', 'lint', 'test',
          f'PYTEST={sys.executable} {step}', 'HELD_BACK='],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
-        env=dict(os.environ, MARK=str(mark), SUITE_EXIT=str(suite),
-                 HELD_EXIT=str(held)))
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env, start_new_session=True)
 
 
 @pytest.mark.parametrize('suite, held', [(0, 0), (1, 0), (0, 1), (1, 1)])
 def test_both_runs_and_their_status(tmp_path, suite, held):
-    proc = _make_test(tmp_path, suite, held)
-    assert (proc.returncode == 0) == (suite == held == 0), proc.stderr
-    lines = proc.stdout.splitlines()
+    proc = _start_make(tmp_path, suite, held)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert (proc.returncode == 0) == (suite == held == 0), stderr
+    lines = stdout.splitlines()
     ran = [line for line in lines if not line.startswith(
         (sys.executable, 'nice -n'))]
     assert ran == ['suite, held-back run seen: True',
                    f'held back, niceness {min(19, os.nice(0) + 10)}'], \
-        proc.stdout
+        stdout
     # each run's command is printed before what it printed
     assert lines[0] == f'{sys.executable} {tmp_path}/step.py tests'
     assert lines[2].startswith('nice -n 10 ') and lines[2].endswith(
         '-m cpu_sensitive tests'), lines[2]
+    assert not os.listdir(tmp_path / 'tmp')
+
+
+def test_interrupted_leaves_nothing_behind(tmp_path):
+    """Ctrl-C (SIGINT to make's process group, as a terminal sends it)
+    while both runs run: make fails at once, the held-back run is killed
+    and its output file removed."""
+    proc = _start_make(tmp_path, sleep=60)
+    mark = tmp_path / 'mark'
+    end = time.time() + 60
+    while not mark.exists() and time.time() < end:
+        time.sleep(0.02)
+    held = int(mark.read_text())
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=20)
+    assert proc.returncode != 0
+    end = time.time() + 10
+    while time.time() < end:
+        try:
+            os.kill(held, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(held, signal.SIGKILL)
+        raise AssertionError('the held-back run outlived make')
+    assert not os.listdir(tmp_path / 'tmp')
 
 
 def test_waiting_tests_are_collected_first(request):
