@@ -31,6 +31,10 @@ time.sleep(float(os.environ['SLEEP']))
 sys.exit(int(os.environ['SUITE_EXIT']))
 """
 
+DEFAULT_SIGINT = ('import os, signal, sys; '
+                  'signal.signal(signal.SIGINT, signal.SIG_DFL); '
+                  'os.execvp(sys.argv[1], sys.argv[1:])')
+
 
 def _start_make(tmp_path, suite=0, held=0, sleep=0):
     """``make test`` with both runs replaced by :data:`STEP` (the lint,
@@ -45,9 +49,12 @@ def _start_make(tmp_path, suite=0, held=0, sleep=0):
     env.update(MARK=str(tmp_path / 'mark'), SUITE_EXIT=str(suite),
                HELD_EXIT=str(held), SLEEP=str(sleep),
                TMPDIR=str(tmp_path / 'tmp'))
+    # SIGINT as a terminal's shell leaves it (pytest-xdist's workers
+    # ignore it, and an ignored signal stays ignored through exec).
     return subprocess.Popen(
-        ['make', '--no-print-directory', '-o', 'lint', 'test',
-         f'PYTEST={sys.executable} {step}', 'HELD_BACK='],
+        [sys.executable, '-c', DEFAULT_SIGINT, 'make', '--no-print-directory',
+         '-o', 'lint', 'test', f'PYTEST={sys.executable} {step}',
+         'HELD_BACK='],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env, start_new_session=True)
 
