@@ -40,13 +40,18 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q \
 	-n $(TEST_WORKERS) --dist worksteal
 HELD_BACK := $(PY) tools/dev/held_back_cpu.py --
 HELD_BACK_NICE ?= 10
+KERNELS := $(PY) tools/dev/compile_kernels.py
 HELD_BACK_RUN = nice -n $(HELD_BACK_NICE) $(HELD_BACK) $(PYTEST) \
 	-m cpu_sensitive tests
 
+# numba's kernels compiled once for each CPU target first: from a fresh
+# clone every worker would compile them itself
+# (tools/dev/compile_kernels.py).
 # The held-back run in a session of its own, killed with its workers when
 # the recipe ends early (Ctrl-C: a background job of a shell without job
 # control ignores SIGINT); its output in a temporary file until the end.
 test: lint
+	$(KERNELS) --held-back
 	@log=$$(mktemp) || exit 1; held=; \
 	trap 'test -z "$$held" || kill -- -$$held 2>/dev/null; rm -f "$$log"' \
 		EXIT; \
@@ -60,6 +65,7 @@ test: lint
 
 # The whole suite held back a generation (what an older CPU computes).
 test-held-back: $(STAMP)
+	$(HELD_BACK) $(KERNELS)
 	$(HELD_BACK) $(PYTEST) tests
 
 # Fuzz the result-pickle loader for FUZZ_SECONDS (an hour by default);
