@@ -4,6 +4,7 @@ every module with cached kernels, and compiles or loads them for this CPU
 and the held-back one."""
 import glob
 import importlib.util
+import os
 import os.path as osp
 import re
 import subprocess
@@ -28,7 +29,7 @@ def test_every_module_with_cached_kernels():
     for path in glob.glob(osp.join(REPO, 'robustdet', '**', '*.py'),
                           recursive=True):
         with open(path, encoding='utf-8') as f:
-            if re.search(r'cache=True', f.read()):
+            if 'cache=True' in f.read():
                 rel = osp.relpath(path, REPO)[:-3]
                 cached.add(rel.replace(osp.sep, '.'))
     assert cached - set(tool.MODULES) == {'robustdet.models.roi_align'}
@@ -37,7 +38,11 @@ def test_every_module_with_cached_kernels():
 
 def test_compiles_or_loads_them_for_both_targets():
     held_back = _module(osp.join(REPO, 'tools', 'dev', 'held_back_cpu.py'))
+    # Nothing to hold back, or held back already (make test-held-back):
+    # one line.
     level = held_back.held_back_env()[held_back.FLAG]
+    if os.environ.get(held_back.FLAG):
+        level = ''
     proc = subprocess.run([sys.executable, TOOL, '--held-back'],
                           capture_output=True, text=True, cwd=REPO,
                           timeout=600)
@@ -51,4 +56,4 @@ def test_compiles_or_loads_them_for_both_targets():
         kernels, hits, compiled = map(int, re.search(
             r': (\d+) kernels: (\d+) signatures from the cache, (\d+) '
             r'compiled$', line).groups())
-        assert kernels > 30 and hits + compiled > 25, line
+        assert kernels >= 30 and hits + compiled >= 29, line

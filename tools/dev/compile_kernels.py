@@ -4,19 +4,22 @@ processes that import them run side by side.
 
 The kernels are compiled where they are defined (each has its types), so
 every process that imports them before they are cached compiles them all
-itself: about 35 s of CPU on a 2-core EPYC. `make test` starts four
-pytest workers at once (two for the suite, two for its held-back run),
-and their tools and fresh interpreters after them; from a fresh clone
-each of those compiled them anew. This compiles them once for this CPU
-and, with ``--held-back``, at the same time in a second process for the
-CPU held back a generation (``held_back_cpu.py``, whose kernels numba
-keeps in a folder of their own). With the cache filled it takes under a
-second.
+itself: about 27 s of CPU a process on this project's 2-core Zen 3 EPYC.
+`make test` starts four pytest workers at once (two for the suite, two
+for its held-back run), and their tools and fresh interpreters after
+them; from a fresh clone each of those compiled them anew. This compiles
+them once for this CPU and, with ``--held-back``, at the same time in a
+second process for the CPU held back a generation (``held_back_cpu.py``,
+whose kernels numba keeps in a folder of their own): 28.5 s (55 s of
+CPU) there, and 2.5 s with the cache filled, most of it importing numpy
+and numba.
 
 It imports the kernel modules without the package's ``__init__`` (which
 imports torch, mmengine and mmdet to register modules: seconds a
-process); RoIAlign's one kernel (``robustdet.models.roi_align``) needs
-torch and mmcv, and is left to its first process::
+process), and calls the two that checkerboard_cutout calls from Python
+(``portable.sin`` and ``portable.cos``, typed at their first call).
+RoIAlign's one kernel (``robustdet.models.roi_align``) needs torch and
+mmcv, and is left to its first process::
 
     python tools/dev/compile_kernels.py [--held-back]
 """
@@ -48,12 +51,15 @@ def compile_here() -> str:
             module = types.ModuleType(name)
             module.__path__ = [osp.join(REPO, *name.split('.'))]
             sys.modules[name] = module
+    modules = [importlib.import_module(name) for name in MODULES]
+    portable = sys.modules['robustdet.corruptions.portable']
+    portable.sin(0.0)
+    portable.cos(0.0)
     kernels, hits, misses = 0, 0, 0
-    for name in MODULES:
-        module = importlib.import_module(name)
+    for module in modules:
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and \
-                    value.__module__ == name:
+                    value.__module__ == module.__name__:
                 kernels += 1
                 hits += sum(value.stats.cache_hits.values())
                 misses += sum(value.stats.cache_misses.values())
@@ -62,6 +68,11 @@ def compile_here() -> str:
 
 
 def main() -> int:
+    """Compile here and, with ``--held-back``, held back beside it.
+
+    Returns:
+        int: 0, or the held-back process's exit status.
+    """
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument(
         '--held-back', action='store_true',
@@ -73,17 +84,25 @@ def main() -> int:
         sys.path.insert(0, osp.dirname(osp.abspath(__file__)))
         from held_back_cpu import FLAG, held_back_env
         env = held_back_env()
-        if env[FLAG]:  # else nothing is held back: the same kernels
+        # Nothing to hold back, or this process already is: the same
+        # kernels.
+        if env[FLAG] and not os.environ.get(FLAG):
             held = subprocess.Popen([sys.executable, __file__],
                                     env={**os.environ, **env},
                                     stdout=subprocess.PIPE, text=True)
-    print(f'compile_kernels: {compile_here()}', flush=True)
-    if held is not None:
-        out, _ = held.communicate()
-        print(f'compile_kernels, held back to {env[FLAG]}: '
-              f'{out.split(": ", 1)[-1].strip()}')
-        return held.returncode
-    return 0
+    try:
+        print(f'compile_kernels: {compile_here()}', flush=True)
+    except BaseException:
+        if held is not None:
+            held.kill()
+        raise
+    if held is None:
+        return 0
+    out, _ = held.communicate()
+    done = out.split(': ', 1)[-1].strip() if held.returncode == 0 else \
+        f'failed (exit status {held.returncode})'
+    print(f'compile_kernels, held back to {env[FLAG]}: {done}')
+    return held.returncode
 
 
 if __name__ == '__main__':
