@@ -9,7 +9,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .dist import (DEFAULT_DIST_TIMEOUT, DEFAULT_STALL_TIMEOUT, LAUNCHERS,
                    check_same_job, describe_failure, finished,
-                   init_distributed, is_distributed_failure,
+                   init_distributed, is_distributed_failure, leave,
                    prepare_runner_cfg, watchdog_fired)
 from .errors import RobustDetError
 from .io import sha256_file, sha256_json
@@ -380,6 +380,7 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
             stopped = watchdog_fired()
             if stopped:
                 print(f'error: {stopped}', file=sys.stderr)
+                leave()
                 sys.exit(3)
             print('interrupted', file=sys.stderr)
             sys.exit(130)
@@ -396,6 +397,7 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
                     print('interrupted', file=sys.stderr)
                     sys.exit(130)
             print(f'error: {message}', file=sys.stderr)
+            leave()
             sys.exit(3)
         sys.exit(status or 0)
 

@@ -66,6 +66,13 @@ PROGRESS_FACTOR = 4
 _HEARTBEAT_KEY = 'robustdet/heartbeat/{}'
 # Set by a rank that finished its work: its heartbeat may stop.
 DONE_KEY = 'robustdet/done/{}'
+# What the first rank to find others stopped found (JSON: ranks, how), for
+# the rest: every rank names the same ranks, even one that would only see
+# rank 0's store go.
+STOPPED_KEY = 'robustdet/stopped'
+# Set by a rank that stops because others did: rank 0, which holds the
+# store, waits for it before leaving.
+LEAVING_KEY = 'robustdet/leaving/{}'
 # The running job: rank, world size, timeout, store, heartbeat.
 _JOB: Dict[str, Any] = {}
 
@@ -314,6 +321,7 @@ class Heartbeat(threading.Thread):
                  stall_timeout: float = DEFAULT_STALL_TIMEOUT) -> None:
         super().__init__(name='robustdet-heartbeat', daemon=True)
         self.store = store
+        self.rank = rank
         self.key = _HEARTBEAT_KEY.format(rank)
         self.others = [r for r in range(world_size) if r != rank]
         self.stall_timeout = stall_timeout
@@ -322,6 +330,8 @@ class Heartbeat(threading.Thread):
         self.done: Set[int] = set()
         # The ranks found stopped ([] until then; None: the store is gone).
         self.stopped: Optional[List[int]] = []
+        # Once fired: who stopped and how (found_stopped).
+        self.found: Optional[Dict[str, Any]] = None
         self.fired = False
         self.stopping = threading.Event()
         # The main thread's progress through a stretch of work (ticks);
@@ -365,6 +375,10 @@ class Heartbeat(threading.Thread):
     def watch(self) -> None:
         """Fire on the other ranks whose heartbeat has not moved for
         ``stall_timeout`` seconds, unless they finished."""
+        found = found_stopped(self.store)
+        if found is not None:  # another rank found some stopped
+            self.fire(found['ranks'], found)
+            return
         now = time.monotonic()
         late = []
         for rank, count in _heartbeats(self.store, self.others).items():
@@ -380,12 +394,29 @@ class Heartbeat(threading.Thread):
         if late:
             self.fire(late)
 
-    def fire(self, stopped: Optional[List[int]]) -> None:
+    def fire(self, stopped: Optional[List[int]],
+             found: Optional[Dict[str, Any]] = None) -> None:
         """Stop watching and interrupt the main thread; if it is blocked
         in a collective operation that waits for the stopped rank, end
         the process after another ``stall_timeout`` seconds with the same
-        line and status."""
-        self.stopped, self.fired = stopped, True
+        line and status.
+
+        Args:
+            stopped (list[int] | None): The ranks this one found stopped,
+                or None when the store is gone.
+            found (dict, optional): What another rank found, read from the
+                store (:func:`found_stopped`), instead of ``stopped``.
+        """
+        if found is None and stopped is not None:
+            found = dict(ranks=stopped,
+                         how=f'no heartbeat for {self.stall_timeout:g} s, '
+                         '--dist-stall-timeout')
+        if found is not None:
+            try:
+                tell_stopped(self.store, self.rank, found)
+            except Exception:  # the store went meanwhile
+                pass
+        self.stopped, self.found, self.fired = stopped, found, True
         self.stopping.set()
         _thread.interrupt_main()
         timer = threading.Timer(self.stall_timeout, _exit_stopped)
@@ -442,7 +473,69 @@ def progress_idle() -> None:
 def _exit_stopped() -> None:
     """End a process whose main thread did not stop when interrupted."""
     print(f'error: {watchdog_fired()}', file=sys.stderr, flush=True)
+    leave()
     os._exit(3)
+
+
+def found_stopped(store: Any) -> Optional[Dict[str, Any]]:
+    """What the first rank to find others stopped wrote for the rest
+    (:func:`tell_stopped`), if one did.
+
+    Args:
+        store (Store): The job's store.
+
+    Returns:
+        dict | None: ``ranks`` (the stopped ranks) and ``how`` (how they
+        were found, in words, or '').
+    """
+    if not store.check([STOPPED_KEY]):
+        return None
+    return json.loads(store.get(STOPPED_KEY))
+
+
+def tell_stopped(store: Any, rank: int, found: Dict[str, Any]) -> None:
+    """Write what this rank found (:func:`found_stopped`) for the others,
+    unless one wrote first, and that this rank leaves."""
+    store.compare_set(STOPPED_KEY, '', json.dumps(found))
+    store.add(LEAVING_KEY.format(rank), 1)
+
+
+def stopped_words(found: Optional[Dict[str, Any]]) -> str:
+    """Who stopped, in words, from :func:`found_stopped`'s record (None:
+    the store is gone)."""
+    if found is None:
+        return 'the rendezvous store is gone: rank 0 or the launcher stopped'
+    ranks = found['ranks']
+    how = f' ({found["how"]})' if found['how'] else ''
+    return (f'rank{"s" if len(ranks) > 1 else ""} '
+            f'{", ".join(map(str, ranks))} stopped{how}')
+
+
+def leave() -> None:
+    """Say that this rank exits on a failure of the job; on rank 0, which
+    holds the store, first wait up to two heartbeats for each other rank
+    to leave, finish or be one of those found stopped, so that they read
+    what was found (:func:`found_stopped`) before the store goes."""
+    if not _JOB:
+        return
+    store, rank = _JOB['store'], _JOB['rank']
+    beat = _JOB.get('heartbeat')
+    if beat is not None:  # its watchdog has nothing more to say
+        beat.stopping.set()
+    try:
+        store.add(LEAVING_KEY.format(rank), 1)
+        end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
+        waiting = list(range(1, _JOB['world_size'])) if rank == 0 else []
+        while waiting and time.monotonic() < end:
+            time.sleep(0.05)
+            stopped = (found_stopped(store) or dict(ranks=[]))['ranks']
+            waiting = [r for r in waiting if r not in stopped and not (
+                store.add(LEAVING_KEY.format(r), 0)
+                or store.add(DONE_KEY.format(r), 0))]
+    except Exception:  # the store is gone: nobody is watching
+        pass
+    except KeyboardInterrupt:  # the watchdog, firing on the same failure
+        pass
 
 
 def finished() -> None:
@@ -473,15 +566,8 @@ def watchdog_fired() -> Optional[str]:
     beat = _JOB.get('heartbeat')
     if beat is None or not beat.fired:
         return None
-    if beat.stopped is None:
-        who = 'the rendezvous store is gone: rank 0 or the launcher stopped'
-    else:
-        many = len(beat.stopped) > 1
-        who = (f'rank{"s" if many else ""} '
-               f'{", ".join(map(str, beat.stopped))} stopped (no heartbeat '
-               f'for {beat.stall_timeout:g} s, --dist-stall-timeout)')
-    return (f'{who}; rank {_JOB["rank"]} stops too (what is finished is '
-            'kept: rerun to resume)')
+    return (f'{stopped_words(beat.found)}; rank {_JOB["rank"]} stops too '
+            '(what is finished is kept: rerun to resume)')
 
 
 def _heartbeats(store: Any, ranks: List[int]) -> Dict[int, int]:
@@ -489,23 +575,34 @@ def _heartbeats(store: Any, ranks: List[int]) -> Dict[int, int]:
     return {r: store.add(_HEARTBEAT_KEY.format(r), 0) for r in ranks}
 
 
-def stopped_ranks() -> Optional[List[int]]:
-    """The other ranks whose heartbeat does not move (watched for
-    :data:`HEARTBEAT_MISSED` intervals).
+def stopped_ranks() -> Optional[Dict[str, Any]]:
+    """The other ranks found stopped: what another rank found
+    (:func:`found_stopped`), else those whose heartbeat does not move for
+    :data:`HEARTBEAT_MISSED` intervals (told to the others when any).
 
     Returns:
-        list[int] | None: Those ranks, or None when the store cannot be
-        reached (its holder, rank 0 or the launcher, has stopped).
+        dict | None: :func:`found_stopped`'s record (``ranks`` may be
+        empty), or None when the store cannot be reached (its holder,
+        rank 0 or the launcher, has stopped).
     """
     store, rank = _JOB['store'], _JOB['rank']
     others = [r for r in range(_JOB['world_size']) if r != rank]
     try:
         before = _heartbeats(store, others)
-        time.sleep(HEARTBEAT_MISSED * HEARTBEAT_INTERVAL)
+        end = time.monotonic() + HEARTBEAT_MISSED * HEARTBEAT_INTERVAL
+        while time.monotonic() < end:
+            found = found_stopped(store)
+            if found is not None:
+                return found
+            time.sleep(0.1)
         after = _heartbeats(store, others)
+        found = dict(ranks=[r for r in others if after[r] == before[r]],
+                     how='')
+        if found['ranks']:
+            tell_stopped(store, rank, found)
     except Exception:
         return None
-    return [r for r in others if after[r] == before[r]]
+    return found
 
 
 def is_distributed_failure(error: BaseException) -> bool:
@@ -533,13 +630,9 @@ def describe_failure(error: BaseException) -> str:
     """
     rank = _JOB['rank']
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-    stopped = stopped_ranks()
-    if stopped is None:
-        who = ('the rendezvous store is gone: rank 0 or the launcher '
-               'stopped')
-    elif stopped:
-        who = (f'rank{"s" if len(stopped) > 1 else ""} '
-               f'{", ".join(map(str, stopped))} stopped')
+    found = stopped_ranks()
+    if found is None or found['ranks']:
+        who = stopped_words(found)
     else:
         who = (f'the other ranks did not answer within {_JOB["timeout"]:g} '
                's (--dist-timeout)')

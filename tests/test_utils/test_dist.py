@@ -2,6 +2,7 @@
 """robustdet.utils.dist without a process group: where a rank stands
 under each launcher, the backend, the runner config of a launched job and
 bad launches. Started jobs: tests/test_tools/test_test_robust_dist.py."""
+import threading
 import time
 
 import pytest
@@ -10,10 +11,14 @@ import torch.distributed as dist
 from mmengine.config import Config
 
 from robustdet.utils import RobustDetError
-from robustdet.utils.dist import (DONE_KEY, Heartbeat, check_not_launched,
-                                  check_same_job, choose_backend,
+from robustdet.utils import dist as rd_dist
+from robustdet.utils.dist import (DONE_KEY, HEARTBEAT_INTERVAL,
+                                  HEARTBEAT_MISSED, LEAVING_KEY, Heartbeat,
+                                  check_not_launched, check_same_job,
+                                  choose_backend, found_stopped,
                                   init_distributed, job_digest, launcher_env,
-                                  prepare_runner_cfg)
+                                  prepare_runner_cfg, stopped_ranks,
+                                  stopped_words, tell_stopped)
 from tests.conftest import FRCNN_DEMO, REPO
 from tests.tool_process import rank_env, run_tool
 
@@ -177,3 +182,59 @@ def test_watchdog_names_silent_ranks_not_finished_ones():
     assert fired == [[1]]
     for beat in (watcher, other):
         beat.stop()
+
+
+def test_every_rank_names_what_the_first_found(monkeypatch):
+    """The first rank to find others stopped writes them into the store:
+    the others' watchdogs fire on that, a failed collective reads it
+    without watching the heartbeats again, and the first writer wins."""
+    store = dist.HashStore()
+    watcher = Heartbeat(store, 2, 3, stall_timeout=5)
+    fired = []
+    watcher.fire = lambda stopped, found=None: fired.append((stopped, found))
+    watcher.watch()
+    assert fired == [] and found_stopped(store) is None
+    first = dict(ranks=[1], how='no heartbeat for 5 s, --dist-stall-timeout')
+    tell_stopped(store, 0, first)
+    tell_stopped(store, 2, dict(ranks=[0], how=''))
+    assert found_stopped(store) == first
+    assert store.add(LEAVING_KEY.format(0), 0) == 1
+    watcher.watch()
+    assert fired == [([1], first)]
+    assert stopped_words(first) == ('rank 1 stopped (no heartbeat for 5 s, '
+                                    '--dist-stall-timeout)')
+    assert stopped_words(dict(ranks=[1, 2], how='')) == 'ranks 1, 2 stopped'
+    assert stopped_words(None).startswith('the rendezvous store is gone')
+    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
+                                              world_size=3))
+    start = time.monotonic()
+    assert stopped_ranks() == first
+    assert time.monotonic() - start < HEARTBEAT_MISSED * HEARTBEAT_INTERVAL
+    watcher.stop()
+
+
+def test_rank_0_leaves_after_the_others(monkeypatch):
+    """Rank 0 holds the store: on a failure it waits (up to two
+    heartbeats) for each other rank to leave, finish or be found stopped,
+    so that none sees only the store go."""
+    store = dist.HashStore()
+    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=0,
+                                              world_size=4))
+    tell_stopped(store, 0, dict(ranks=[1], how=''))
+    store.add(DONE_KEY.format(3), 1)
+    threading.Timer(0.5, store.add, (LEAVING_KEY.format(2), 1)).start()
+    start = time.monotonic()
+    rd_dist.leave()
+    took = time.monotonic() - start
+    assert 0.5 <= took < 1.5, took
+    store.delete_key(LEAVING_KEY.format(2))
+    start = time.monotonic()
+    rd_dist.leave()  # rank 2 never leaves: two heartbeats at most
+    took = time.monotonic() - start
+    assert 2 * HEARTBEAT_INTERVAL <= took < 2 * HEARTBEAT_INTERVAL + 0.5
+    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
+                                              world_size=4))
+    start = time.monotonic()
+    rd_dist.leave()
+    assert time.monotonic() - start < 0.5
+    assert store.add(LEAVING_KEY.format(2), 0) == 1
