@@ -183,8 +183,8 @@ def check_stuck_rank_stopped(procs: Sequence[Any], took: float,
     assert last.startswith(
         f'error: rank 1 stopped (no heartbeat for {stall} s'), last
     assert procs[1].returncode == 3, procs[1].stderr[-3000:]
-    # Rank 1 (stuck) ends with its own line, once rank 0 or its store
-    # is gone.
+    # Rank 1 (stuck) ends with its own line: what rank 0 found, or that
+    # its store is gone.
     last = procs[1].stderr.strip().splitlines()[-1]
     assert last.startswith('error: ') and 'rank 1 stops too' in last, last
     assert took < within, took

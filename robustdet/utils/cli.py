@@ -379,8 +379,8 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
         except KeyboardInterrupt:
             stopped = watchdog_fired()
             if stopped:
-                print(f'error: {stopped}', file=sys.stderr)
                 leave()
+                print(f'error: {stopped}', file=sys.stderr)
                 sys.exit(3)
             print('interrupted', file=sys.stderr)
             sys.exit(130)
@@ -396,8 +396,8 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
                 if message is None:
                     print('interrupted', file=sys.stderr)
                     sys.exit(130)
-            print(f'error: {message}', file=sys.stderr)
             leave()
+            print(f'error: {message}', file=sys.stderr)
             sys.exit(3)
         sys.exit(status or 0)
 

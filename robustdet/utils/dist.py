@@ -472,8 +472,8 @@ def progress_idle() -> None:
 
 def _exit_stopped() -> None:
     """End a process whose main thread did not stop when interrupted."""
-    print(f'error: {watchdog_fired()}', file=sys.stderr, flush=True)
     leave()
+    print(f'error: {watchdog_fired()}', file=sys.stderr, flush=True)
     os._exit(3)
 
 
@@ -500,39 +500,53 @@ def tell_stopped(store: Any, rank: int, found: Dict[str, Any]) -> None:
     store.add(LEAVING_KEY.format(rank), 1)
 
 
-def stopped_words(found: Optional[Dict[str, Any]]) -> str:
+def stopped_words(found: Optional[Dict[str, Any]],
+                  rank: Optional[int] = None) -> str:
     """Who stopped, in words, from :func:`found_stopped`'s record (None:
-    the store is gone)."""
+    the store is gone), as rank ``rank`` says it (a rank the others found
+    stuck reads its own number)."""
     if found is None:
         return 'the rendezvous store is gone: rank 0 or the launcher stopped'
     ranks = found['ranks']
     how = f' ({found["how"]})' if found['how'] else ''
-    return (f'rank{"s" if len(ranks) > 1 else ""} '
-            f'{", ".join(map(str, ranks))} stopped{how}')
+    if rank in ranks:
+        rest = [r for r in ranks if r != rank]
+        also = f' with {_ranks(rest)}' if rest else ''
+        return f'the other ranks found this one stopped{also}{how}'
+    return f'{_ranks(ranks)} stopped{how}'
+
+
+def _ranks(ranks: List[int]) -> str:
+    return f'rank{"s" if len(ranks) > 1 else ""} {", ".join(map(str, ranks))}'
 
 
 def leave() -> None:
-    """Say that this rank exits on a failure of the job; on rank 0, which
-    holds the store, first wait up to two heartbeats for each other rank
-    to leave, finish or be one of those found stopped, so that they read
-    what was found (:func:`found_stopped`) before the store goes."""
+    """Before a rank exits on a failure of the job: stop its watchdog, and
+    on rank 0, which holds the store, wait up to two heartbeats for each
+    other rank to leave (:func:`tell_stopped`), finish or be one of those
+    found stopped, so that they read what was found
+    (:func:`found_stopped`) instead of only seeing the store go. The
+    other ranks do not touch the store here: once rank 0 is gone, its
+    client would print the failure with a C++ backtrace after the tool's
+    last line."""
     if not _JOB:
         return
-    store, rank = _JOB['store'], _JOB['rank']
     beat = _JOB.get('heartbeat')
-    if beat is not None:  # its watchdog has nothing more to say
-        beat.stopping.set()
+    if beat is not None:  # it has nothing more to say
+        beat.stop()
+    if _JOB['rank'] != 0:
+        return
+    store = _JOB['store']
+    end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
+    waiting = list(range(1, _JOB['world_size']))
     try:
-        store.add(LEAVING_KEY.format(rank), 1)
-        end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
-        waiting = list(range(1, _JOB['world_size'])) if rank == 0 else []
         while waiting and time.monotonic() < end:
             time.sleep(0.05)
             stopped = (found_stopped(store) or dict(ranks=[]))['ranks']
             waiting = [r for r in waiting if r not in stopped and not (
                 store.add(LEAVING_KEY.format(r), 0)
                 or store.add(DONE_KEY.format(r), 0))]
-    except Exception:  # the store is gone: nobody is watching
+    except Exception:  # the launcher's store is gone
         pass
     except KeyboardInterrupt:  # the watchdog, firing on the same failure
         pass
@@ -566,7 +580,8 @@ def watchdog_fired() -> Optional[str]:
     beat = _JOB.get('heartbeat')
     if beat is None or not beat.fired:
         return None
-    return (f'{stopped_words(beat.found)}; rank {_JOB["rank"]} stops too '
+    rank = _JOB['rank']
+    return (f'{stopped_words(beat.found, rank)}; rank {rank} stops too '
             '(what is finished is kept: rerun to resume)')
 
 
@@ -593,11 +608,12 @@ def stopped_ranks() -> Optional[Dict[str, Any]]:
         while time.monotonic() < end:
             found = found_stopped(store)
             if found is not None:
-                return found
+                break
             time.sleep(0.1)
-        after = _heartbeats(store, others)
-        found = dict(ranks=[r for r in others if after[r] == before[r]],
-                     how='')
+        else:
+            after = _heartbeats(store, others)
+            found = dict(ranks=[r for r in others if after[r] == before[r]],
+                         how='')
         if found['ranks']:
             tell_stopped(store, rank, found)
     except Exception:
@@ -632,7 +648,7 @@ def describe_failure(error: BaseException) -> str:
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
     found = stopped_ranks()
     if found is None or found['ranks']:
-        who = stopped_words(found)
+        who = stopped_words(found, rank)
     else:
         who = (f'the other ranks did not answer within {_JOB["timeout"]:g} '
                's (--dist-timeout)')

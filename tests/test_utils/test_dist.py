@@ -189,14 +189,14 @@ def test_every_rank_names_what_the_first_found(monkeypatch):
     the others' watchdogs fire on that, a failed collective reads it
     without watching the heartbeats again, and the first writer wins."""
     store = dist.HashStore()
-    watcher = Heartbeat(store, 2, 3, stall_timeout=5)
+    watcher = Heartbeat(store, 2, 4, stall_timeout=5)
     fired = []
     watcher.fire = lambda stopped, found=None: fired.append((stopped, found))
     watcher.watch()
     assert fired == [] and found_stopped(store) is None
     first = dict(ranks=[1], how='no heartbeat for 5 s, --dist-stall-timeout')
     tell_stopped(store, 0, first)
-    tell_stopped(store, 2, dict(ranks=[0], how=''))
+    tell_stopped(store, 3, dict(ranks=[0], how=''))
     assert found_stopped(store) == first
     assert store.add(LEAVING_KEY.format(0), 0) == 1
     watcher.watch()
@@ -204,12 +204,19 @@ def test_every_rank_names_what_the_first_found(monkeypatch):
     assert stopped_words(first) == ('rank 1 stopped (no heartbeat for 5 s, '
                                     '--dist-stall-timeout)')
     assert stopped_words(dict(ranks=[1, 2], how='')) == 'ranks 1, 2 stopped'
+    assert stopped_words(first, 1) == ('the other ranks found this one '
+                                       'stopped (no heartbeat for 5 s, '
+                                       '--dist-stall-timeout)')
+    assert stopped_words(dict(ranks=[1, 3], how=''), 1) == (
+        'the other ranks found this one stopped with rank 3')
     assert stopped_words(None).startswith('the rendezvous store is gone')
     monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
-                                              world_size=3))
+                                              world_size=4))
+    assert store.add(LEAVING_KEY.format(2), 0) == 0
     start = time.monotonic()
     assert stopped_ranks() == first
     assert time.monotonic() - start < HEARTBEAT_MISSED * HEARTBEAT_INTERVAL
+    assert store.add(LEAVING_KEY.format(2), 0) == 1  # and it leaves
     watcher.stop()
 
 
@@ -232,9 +239,10 @@ def test_rank_0_leaves_after_the_others(monkeypatch):
     rd_dist.leave()  # rank 2 never leaves: two heartbeats at most
     took = time.monotonic() - start
     assert 2 * HEARTBEAT_INTERVAL <= took < 2 * HEARTBEAT_INTERVAL + 0.5
-    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
+    # The other ranks do not wait, nor touch the store (rank 0 may be
+    # gone): they said they leave when they read or wrote what was found.
+    monkeypatch.setattr(rd_dist, '_JOB', dict(store=None, rank=2,
                                               world_size=4))
     start = time.monotonic()
     rd_dist.leave()
     assert time.monotonic() - start < 0.5
-    assert store.add(LEAVING_KEY.format(2), 0) == 1
