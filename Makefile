@@ -35,14 +35,18 @@ format: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set: the suite starts some sixty
 # interpreters, and each would compile them anew (about 5 s of each
 # worker's collection, 0.9 s of a fresh interpreter's start).
+# The second run has one worker: it runs mostly on the time the first
+# leaves idle, and a second worker would import everything, collect the
+# suite and start a forkserver once more (some 20 s of CPU).
 TEST_WORKERS ?= 2
-PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q \
-	-n $(TEST_WORKERS) --dist worksteal
+HELD_BACK_WORKERS ?= 1
+PYTEST_CMD := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q
+PYTEST := $(PYTEST_CMD) -n $(TEST_WORKERS) --dist worksteal
 HELD_BACK := $(PY) tools/dev/held_back_cpu.py --
 HELD_BACK_NICE ?= 10
 KERNELS := $(PY) tools/dev/compile_kernels.py
-HELD_BACK_RUN = nice -n $(HELD_BACK_NICE) $(HELD_BACK) $(PYTEST) \
-	-m cpu_sensitive tests
+HELD_BACK_RUN = nice -n $(HELD_BACK_NICE) $(HELD_BACK) $(PYTEST_CMD) \
+	-n $(HELD_BACK_WORKERS) -m cpu_sensitive tests
 
 # numba's kernels compiled once for each CPU target first: from a fresh
 # clone every worker would compile them itself

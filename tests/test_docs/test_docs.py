@@ -673,8 +673,8 @@ def test_development(tmp_path, forked):
                     'ruff check --fix',
                     'pytest -q -n 2 --dist worksteal tests',
                     'held_back_cpu.py -- env -u PYTHONDONTWRITEBYTECODE '
-                    '.venv/bin/python -m pytest -q -n 2 --dist worksteal -m '
-                    'cpu_sensitive tests'):
+                    '.venv/bin/python -m pytest -q -n 1 -m cpu_sensitive '
+                    'tests'):
         assert command in make, command
     fuzz = next(r.stdout for r in ran if 'make fuzz' in r.block)
     assert ('tools/dev/fuzz_safe_pickle.py --seconds 3600 --work-dir '

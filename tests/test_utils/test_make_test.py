@@ -55,7 +55,7 @@ def _start_make(tmp_path, suite=0, held=0, sleep=0):
     return subprocess.Popen(
         [sys.executable, '-c', DEFAULT_SIGINT, 'make', '--no-print-directory',
          '-o', 'lint', 'test', f'PYTEST={sys.executable} {step}',
-         'HELD_BACK=', 'KERNELS=:'],
+         f'PYTEST_CMD={sys.executable} {step}', 'HELD_BACK=', 'KERNELS=:'],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env, start_new_session=True)
 
@@ -75,8 +75,10 @@ def test_both_runs_and_their_status(tmp_path, suite, held):
         stdout
     # each run's command is printed before what it printed
     assert lines[0] == f'{sys.executable} {tmp_path}/step.py tests'
-    assert lines[2].startswith('nice -n 10 ') and lines[2].endswith(
-        '-m cpu_sensitive tests'), lines[2]
+    # (HELD_BACK is empty here)
+    assert lines[2].split() == ['nice', '-n', '10', sys.executable,
+                                f'{tmp_path}/step.py', '-n', '1', '-m',
+                                'cpu_sensitive', 'tests'], lines[2]
     assert not os.listdir(tmp_path / 'tmp')
 
 
