@@ -385,9 +385,9 @@ def cli_entry(main: Callable[[], Optional[int]]) -> Callable[[], None]:
             print('interrupted', file=sys.stderr)
             sys.exit(130)
         except RuntimeError as e:
-            if not is_distributed_failure(e):
-                raise
             try:
+                if not is_distributed_failure(e):
+                    raise
                 message = watchdog_fired() or describe_failure(e)
             except KeyboardInterrupt:
                 # The watchdog fired while the failure was being looked

@@ -328,12 +328,15 @@ class Heartbeat(threading.Thread):
         self.seen: Dict[int, Tuple[int, float]] = {}
         # The ranks that said they finished.
         self.done: Set[int] = set()
-        # The ranks found stopped ([] until then; None: the store is gone).
-        self.stopped: Optional[List[int]] = []
-        # Once fired: who stopped and how (found_stopped).
+        # Once fired: who stopped and how (found_stopped; None: the
+        # store is gone), and the timer that ends a blocked process.
         self.found: Optional[Dict[str, Any]] = None
         self.fired = False
+        self.timer: Optional[threading.Timer] = None
         self.stopping = threading.Event()
+        # Held while firing and while stopping: nothing fires once
+        # stopped.
+        self.lock = threading.Lock()
         # The main thread's progress through a stretch of work (ticks);
         # None outside one (evaluation, collective waits, setup).
         self.began: Optional[float] = None
@@ -396,32 +399,36 @@ class Heartbeat(threading.Thread):
 
     def fire(self, stopped: Optional[List[int]],
              found: Optional[Dict[str, Any]] = None) -> None:
-        """Stop watching and interrupt the main thread; if it is blocked
-        in a collective operation that waits for the stopped rank, end
-        the process after another ``stall_timeout`` seconds with the same
-        line and status.
+        """Unless stopped (:meth:`stop`): stop watching, tell the others
+        what was found (:func:`tell_stopped`) and interrupt the main
+        thread; if it is blocked in a collective operation that waits
+        for the stopped rank, end the process after another
+        ``stall_timeout`` seconds with the same line and status.
 
         Args:
             stopped (list[int] | None): The ranks this one found stopped,
                 or None when the store is gone.
             found (dict, optional): What another rank found, read from the
-                store (:func:`found_stopped`), instead of ``stopped``.
+                store (:func:`found_stopped`), instead.
         """
-        if found is None and stopped is not None:
-            found = dict(ranks=stopped,
-                         how=f'no heartbeat for {self.stall_timeout:g} s, '
-                         '--dist-stall-timeout')
-        if found is not None:
-            try:
-                tell_stopped(self.store, self.rank, found)
-            except Exception:  # the store went meanwhile
-                pass
-        self.stopped, self.found, self.fired = stopped, found, True
-        self.stopping.set()
-        _thread.interrupt_main()
-        timer = threading.Timer(self.stall_timeout, _exit_stopped)
-        timer.daemon = True
-        timer.start()
+        with self.lock:
+            if self.stopping.is_set():
+                return
+            if found is None and stopped is not None:
+                found = dict(ranks=stopped,
+                             how=f'no heartbeat for {self.stall_timeout:g} '
+                             's, --dist-stall-timeout')
+            if found is not None:
+                try:
+                    found = tell_stopped(self.store, self.rank, found)
+                except Exception:  # the store went meanwhile
+                    pass
+            self.found, self.fired = found, True
+            self.stopping.set()
+            self.timer = threading.Timer(self.stall_timeout, _exit_stopped)
+            self.timer.daemon = True
+            self.timer.start()
+            _thread.interrupt_main()
 
     def run(self) -> None:
         while not self.stopping.wait(HEARTBEAT_INTERVAL):
@@ -436,8 +443,10 @@ class Heartbeat(threading.Thread):
                 return
 
     def stop(self) -> None:
-        """Stop beating and wait for a beat in flight to return."""
-        self.stopping.set()
+        """Stop beating and watching (nothing fires after this), and wait
+        for a beat in flight to return."""
+        with self.lock:
+            self.stopping.set()
         if self.is_alive() and self is not threading.current_thread():
             self.join(timeout=10 * HEARTBEAT_INTERVAL)
 
@@ -493,18 +502,37 @@ def found_stopped(store: Any) -> Optional[Dict[str, Any]]:
     return json.loads(store.get(STOPPED_KEY))
 
 
-def tell_stopped(store: Any, rank: int, found: Dict[str, Any]) -> None:
-    """Write what this rank found (:func:`found_stopped`) for the others,
-    unless one wrote first, and that this rank leaves."""
-    store.compare_set(STOPPED_KEY, '', json.dumps(found))
+def tell_stopped(store: Any, rank: int,
+                 found: Dict[str, Any]) -> Dict[str, Any]:
+    """Write what this rank found stopped for the others, unless one
+    wrote first, and that this rank leaves.
+
+    Args:
+        store (Store): The job's store.
+        rank (int): This rank.
+        found (dict): What it found (:func:`found_stopped`).
+
+    Returns:
+        dict: What every rank names: the first record written.
+    """
+    first = store.compare_set(STOPPED_KEY, '', json.dumps(found))
     store.add(LEAVING_KEY.format(rank), 1)
+    return json.loads(first)
 
 
 def stopped_words(found: Optional[Dict[str, Any]],
                   rank: Optional[int] = None) -> str:
-    """Who stopped, in words, from :func:`found_stopped`'s record (None:
-    the store is gone), as rank ``rank`` says it (a rank the others found
-    stuck reads its own number)."""
+    """Who stopped, in words.
+
+    Args:
+        found (dict | None): :func:`found_stopped`'s record; None: the
+            store is gone.
+        rank (int, optional): The rank that says it: one the others found
+            stopped (stuck) says "this one".
+
+    Returns:
+        str: E.g. ``rank 1 stopped (no heartbeat for 30 s, ...)``.
+    """
     if found is None:
         return 'the rendezvous store is gone: rank 0 or the launcher stopped'
     ranks = found['ranks']
@@ -521,19 +549,25 @@ def _ranks(ranks: List[int]) -> str:
 
 
 def leave() -> None:
-    """Before a rank exits on a failure of the job: stop its watchdog, and
-    on rank 0, which holds the store, wait up to two heartbeats for each
-    other rank to leave (:func:`tell_stopped`), finish or be one of those
-    found stopped, so that they read what was found
-    (:func:`found_stopped`) instead of only seeing the store go. The
-    other ranks do not touch the store here: once rank 0 is gone, its
-    client would print the failure with a C++ backtrace after the tool's
-    last line."""
+    """Before a rank exits on a failure of the job: stop its watchdog and
+    its timer (:meth:`Heartbeat.fire`), and on rank 0, which holds the
+    store, wait up to two heartbeats in all for each other rank to leave
+    (:func:`tell_stopped`), finish or be one of those found stopped, so
+    that they read what was found (:func:`found_stopped`) instead of
+    only seeing the store go. The other ranks do not touch the store
+    here: once rank 0 is gone, its client would print the failure with a
+    C++ backtrace after the tool's last line."""
     if not _JOB:
         return
     beat = _JOB.get('heartbeat')
-    if beat is not None:  # it has nothing more to say
-        beat.stop()
+    try:
+        if beat is not None:  # it has nothing more to say
+            beat.stop()
+            if beat.timer is not threading.current_thread() and \
+                    beat.timer is not None:
+                beat.timer.cancel()
+    except KeyboardInterrupt:  # it fired just before it stopped
+        pass
     if _JOB['rank'] != 0:
         return
     store = _JOB['store']
@@ -548,7 +582,7 @@ def leave() -> None:
                 or store.add(DONE_KEY.format(r), 0))]
     except Exception:  # the launcher's store is gone
         pass
-    except KeyboardInterrupt:  # the watchdog, firing on the same failure
+    except KeyboardInterrupt:  # Ctrl-C: leave at once
         pass
 
 
@@ -612,10 +646,11 @@ def stopped_ranks() -> Optional[Dict[str, Any]]:
             time.sleep(0.1)
         else:
             after = _heartbeats(store, others)
-            found = dict(ranks=[r for r in others if after[r] == before[r]],
-                         how='')
+            found = dict(ranks=[
+                r for r in others if after[r] == before[r]
+                and not store.add(DONE_KEY.format(r), 0)], how='')
         if found['ranks']:
-            tell_stopped(store, rank, found)
+            found = tell_stopped(store, rank, found)
     except Exception:
         return None
     return found

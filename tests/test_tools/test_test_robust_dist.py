@@ -314,8 +314,8 @@ def test_a_stuck_rank_stops_the_others(demo_checkpoint, tmp_path):
     batch, no step for --dist-stall-timeout (5 s) stops its heartbeat,
     and rank 0 stops in one line within 2 x 5 s + 1 s + a batch (here
     within 5 s more: it waits in the evaluation's collective); rank 1
-    ends with what rank 0 found (the store). Neither waits out
-    --dist-timeout (120 s)."""
+    ends with what rank 0 found, or on finding rank 0's store gone.
+    Neither waits out --dist-timeout (120 s)."""
     stuck = _slow_config(demo_checkpoint, tmp_path, stuck_rank=1,
                          stuck_at=2)
     work = tmp_path / 'w'

@@ -2,6 +2,7 @@
 """robustdet.utils.dist without a process group: where a rank stands
 under each launcher, the backend, the runner config of a launched job and
 bad launches. Started jobs: tests/test_tools/test_test_robust_dist.py."""
+import signal
 import threading
 import time
 
@@ -229,8 +230,8 @@ def test_rank_0_leaves_after_the_others(monkeypatch):
                                               world_size=4))
     tell_stopped(store, 0, dict(ranks=[1], how=''))
     store.add(DONE_KEY.format(3), 1)
-    threading.Timer(0.5, store.add, (LEAVING_KEY.format(2), 1)).start()
     start = time.monotonic()
+    threading.Timer(0.5, store.add, (LEAVING_KEY.format(2), 1)).start()
     rd_dist.leave()
     took = time.monotonic() - start
     assert 0.5 <= took < 1.5, took
@@ -241,8 +242,63 @@ def test_rank_0_leaves_after_the_others(monkeypatch):
     assert 2 * HEARTBEAT_INTERVAL <= took < 2 * HEARTBEAT_INTERVAL + 0.5
     # The other ranks do not wait, nor touch the store (rank 0 may be
     # gone): they said they leave when they read or wrote what was found.
-    monkeypatch.setattr(rd_dist, '_JOB', dict(store=None, rank=2,
+    untouchable = _Untouchable()
+    monkeypatch.setattr(rd_dist, '_JOB', dict(store=untouchable, rank=2,
                                               world_size=4))
     start = time.monotonic()
     rd_dist.leave()
     assert time.monotonic() - start < 0.5
+    assert untouchable.touched == []
+
+
+class _Untouchable:
+    """A store that records every use."""
+
+    def __init__(self):
+        self.touched = []
+
+    def __getattr__(self, name):
+        self.touched.append(name)
+        raise RuntimeError(f'the store was used: {name}')
+
+
+def test_the_watchdog_fires_once_and_not_after_leaving(monkeypatch):
+    """A rank that finds another stopped writes it for the others (or
+    adopts what was written first), interrupts its main thread once and
+    arms its timer; leaving stops and disarms it, and a watch that finds
+    a stopped rank after that fires nothing."""
+    store = dist.HashStore()
+    beat = Heartbeat(store, 2, 3, stall_timeout=60)
+    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
+                                              world_size=3, heartbeat=beat))
+    # As a terminal leaves it (a background job of a script ignores it).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            firing = threading.Thread(target=beat.fire, args=([1], ))
+            firing.start()  # as the heartbeat thread does
+            firing.join()
+            time.sleep(5)  # the interrupt comes at the next Python step
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    mine = dict(ranks=[1], how='no heartbeat for 60 s, --dist-stall-timeout')
+    assert found_stopped(store) == beat.found == mine
+    assert store.add(LEAVING_KEY.format(2), 0) == 1
+    assert rd_dist.watchdog_fired() == (
+        'rank 1 stopped (no heartbeat for 60 s, --dist-stall-timeout); '
+        'rank 2 stops too (what is finished is kept: rerun to resume)')
+    assert beat.timer.is_alive()
+    rd_dist.leave()
+    assert beat.timer.finished.is_set() and not beat.is_alive()
+    timer, hits = beat.timer, []
+    previous = signal.signal(signal.SIGINT, lambda *_: hits.append(1))
+    try:
+        beat.fire([0])  # stopped: nothing happens
+        time.sleep(0.1)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert hits == [] and beat.timer is timer and beat.found == mine
+    # A later finder adopts the first record.
+    other = Heartbeat(store, 0, 3, stall_timeout=5)
+    assert rd_dist.tell_stopped(store, 0, dict(ranks=[2], how='')) == mine
+    other.stop()
