@@ -560,14 +560,14 @@ def leave() -> None:
     if not _JOB:
         return
     beat = _JOB.get('heartbeat')
-    try:
-        if beat is not None:  # it has nothing more to say
+    if beat is not None:  # it has nothing more to say
+        try:
             beat.stop()
-            if beat.timer is not threading.current_thread() and \
-                    beat.timer is not None:
+        except KeyboardInterrupt:  # it fired just before it stopped
+            pass
+        finally:
+            if beat.timer not in (None, threading.current_thread()):
                 beat.timer.cancel()
-    except KeyboardInterrupt:  # it fired just before it stopped
-        pass
     if _JOB['rank'] != 0:
         return
     store = _JOB['store']
