@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import torch
 import torch.distributed as dist
@@ -571,19 +571,32 @@ def leave() -> None:
     if _JOB['rank'] != 0:
         return
     store = _JOB['store']
-    end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
-    waiting = list(range(1, _JOB['world_size']))
+
+    def unsettled(waiting: List[int]) -> List[int]:
+        stopped = (found_stopped(store) or dict(ranks=[]))['ranks']
+        return [r for r in waiting if r not in stopped and not (
+            store.add(LEAVING_KEY.format(r), 0)
+            or store.add(DONE_KEY.format(r), 0))]
+
     try:
-        while waiting and time.monotonic() < end:
-            time.sleep(0.05)
-            stopped = (found_stopped(store) or dict(ranks=[]))['ranks']
-            waiting = [r for r in waiting if r not in stopped and not (
-                store.add(LEAVING_KEY.format(r), 0)
-                or store.add(DONE_KEY.format(r), 0))]
+        _wait_for_others(list(range(1, _JOB['world_size'])), unsettled)
     except Exception:  # the launcher's store is gone
         pass
     except KeyboardInterrupt:  # Ctrl-C: leave at once
         pass
+
+
+def _wait_for_others(waiting: List[int],
+                     unsettled: Callable[[List[int]], List[int]]) -> None:
+    """Rank 0, which holds the store, before it exits: wait up to two
+    heartbeats in all until ``unsettled(waiting)``, the ranks still to be
+    waited for, is empty."""
+    end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
+    while True:
+        waiting = unsettled(waiting)
+        if not waiting or time.monotonic() >= end:
+            return
+        time.sleep(0.05)
 
 
 def finished() -> None:
@@ -599,10 +612,9 @@ def finished() -> None:
     store, rank = _JOB['store'], _JOB['rank']
     try:
         store.add(DONE_KEY.format(rank), 1)
-        end = time.monotonic() + 2 * HEARTBEAT_INTERVAL
-        while rank == 0 and time.monotonic() < end and not all(
-                store.add(DONE_KEY.format(r), 0) for r in beat.others):
-            time.sleep(0.05)
+        if rank == 0:
+            _wait_for_others(beat.others, lambda waiting: [
+                r for r in waiting if not store.add(DONE_KEY.format(r), 0)])
     except Exception:  # the store is gone: nobody is watching
         pass
     beat.stop()

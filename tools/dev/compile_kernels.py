@@ -5,7 +5,7 @@ processes that import them run side by side.
 The kernels are compiled where they are defined (each has its types), so
 every process that imports them before they are cached compiles them all
 itself: about 27 s of CPU a process on this project's 2-core Zen 3 EPYC.
-`make test` starts four pytest workers at once (two for the suite, two
+`make test` starts three pytest workers at once (two for the suite, one
 for its held-back run), and their tools and fresh interpreters after
 them; from a fresh clone each of those compiled them anew. This compiles
 them once for this CPU and, with ``--held-back``, at the same time in a
