@@ -9,7 +9,14 @@ environment log and the runtime-info hook), and each time yapf formats the
 whole config anew: 0.7 s each for the demo config on a 2-core AMD EPYC,
 about a third of a short run's time after the imports. The formatted text
 depends only on the unformatted one, so :class:`FormattedOnceConfig` keeps
-it per unformatted text: the same bytes as mmengine's, made once.
+it per unformatted text: the same bytes as mmengine's, made once. It
+formats one top-level assignment at a time and keeps each one's text too,
+so that a config that differs from one already formatted in a few keys
+(the tools set ``work_dir``, ``load_from`` and the test loader;
+``test_shift.py`` builds a runner per split) is formatted again only in
+those: yapf formats each top-level statement on its own (between two
+assignments it keeps the blank lines of its input, none here), which the
+tests check against mmengine's formatting of the whole text.
 
 Loading a config, mmengine looks each ``mmdet::`` base up by model name in
 every metafile that mmdet's model index lists (about a hundred YAML
@@ -26,17 +33,31 @@ import collections
 import contextlib
 import copy
 import io
+import re
 import threading
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, List, Optional
 
 from mmengine.config import Config
 from mmengine.fileio.handlers import YamlHandler, file_handlers
+from yapf.yapflib.yapf_api import FormatCode
 
 from .errors import RobustDetError
 
 # Unformatted text -> mmengine's formatted text, the latest few.
 _FORMATTED: 'collections.OrderedDict[str, str]' = collections.OrderedDict()
 _KEEP = 8
+# One unformatted top-level assignment -> its formatted text, the latest
+# few hundred (a config has about 30).
+_STATEMENTS: 'collections.OrderedDict[str, str]' = collections.OrderedDict()
+_KEEP_STATEMENTS = 512
+# mmengine's yapf style for configs (``Config.pretty_text``).
+YAPF_STYLE = dict(
+    based_on_style='pep8',
+    blank_line_before_nested_class_or_def=True,
+    split_before_expression_after_opening_paren=True)
+# mmengine indents every line of a top-level value after its first, so a
+# line that starts in column 0 starts the next assignment.
+_ASSIGNMENT = re.compile(r'[A-Za-z_]\w*=')
 
 
 class FormattedOnceConfig(Config):
@@ -61,13 +82,64 @@ class FormattedOnceConfig(Config):
             return raw
         text = _FORMATTED.get(raw)
         if text is None:
-            text = Config.pretty_text.fget(self)
+            statements = top_level_statements(raw)
+            if statements is None:
+                text = Config.pretty_text.fget(self)
+            else:
+                text = ''.join(map(format_statement, statements))
             _FORMATTED[raw] = text
             while len(_FORMATTED) > _KEEP:
                 _FORMATTED.popitem(last=False)
         else:
             _FORMATTED.move_to_end(raw)
         return text
+
+
+def top_level_statements(raw: str) -> Optional[List[str]]:
+    """Split mmengine's unformatted config text into its top-level
+    assignments.
+
+    Args:
+        raw (str): ``Config.pretty_text`` unformatted: ``key=value``
+            assignments, the lines of each value after its first indented.
+
+    Returns:
+        list[str] | None: The assignments in order, or None where the text
+        is not of that shape (a top-level key that is not an identifier
+        makes mmengine write one dict display).
+    """
+    statements = re.split(r'\n(?=\S)', raw)
+    if not all(map(_ASSIGNMENT.match, statements)):
+        return None
+    return statements
+
+
+def format_statement(statement: str) -> str:
+    """yapf's text of one top-level assignment in mmengine's style,
+    formatted once per text (the latest few hundred are kept).
+
+    Args:
+        statement (str): One of :func:`top_level_statements`.
+
+    Returns:
+        str: The formatted assignment, ending in a newline.
+
+    Raises:
+        SyntaxError: yapf cannot parse it (as mmengine raises it).
+    """
+    text = _STATEMENTS.get(statement)
+    if text is not None:
+        _STATEMENTS.move_to_end(statement)
+        return text
+    try:
+        text, _ = FormatCode(statement + '\n', style_config=YAPF_STYLE)
+    except Exception:
+        raise SyntaxError('Failed to format the config file, please check '
+                          f'the syntax of: \n{statement}') from None
+    _STATEMENTS[statement] = text
+    while len(_STATEMENTS) > _KEEP_STATEMENTS:
+        _STATEMENTS.popitem(last=False)
+    return text
 
 
 def format_once(cfg: Any) -> FormattedOnceConfig:
