@@ -205,17 +205,21 @@ def test_glass_blur_shuffle_is_the_reference_one():
 
 
 def test_fast_is_deterministic_across_processes(tmp_path):
-    import subprocess
-    import sys
-    code = ('import numpy as np, sys; from skimage import data; '
-            'from robustdet.corruptions import corrupt; '
-            'img = data.chelsea(); '
-            'np.save(sys.argv[1], np.stack([corrupt(img, n, 3, seed=9, '
-            'backend="fast") for n in ("glass_blur", "gaussian_noise", '
-            '"fog", "zoom_blur")]))')
-    # Another interpreter (its own hash seed) against this one.
+    from tests.tool_process import run_tool
+    script = tmp_path / 'other.py'
+    script.write_text(
+        'import numpy as np, sys; from skimage import data; '
+        'from robustdet.corruptions import corrupt; '
+        'img = data.chelsea(); '
+        'np.save(sys.argv[1], np.stack([corrupt(img, n, 3, seed=9, '
+        'backend="fast") for n in ("glass_blur", "gaussian_noise", '
+        '"fog", "zoom_blur")]))\n')
+    # Another interpreter (the tools' forkserver: its own hash seed and
+    # numba's kernels loaded there) against this one; a fresh one costs
+    # 8 s of imports more.
     path = tmp_path / 'other.npy'
-    subprocess.run([sys.executable, '-c', code, str(path)], check=True)
+    done = run_tool(str(script), path)
+    assert done.returncode == 0, done.stderr[-3000:]
     img = data.chelsea()
     here = np.stack([
         corrupt(img, n, 3, seed=9, backend='fast')

@@ -126,4 +126,9 @@ def test_short_fuzz_run_finds_nothing(tmp_path):
     assert proc.returncode == 0, out[-4000:]
     runs = re.search(r'stat::number_of_executed_units: (\d+)', out)
     assert runs and int(runs.group(1)) > 1000, out[-2000:]
+    # Guided by coverage: the loader's modules were instrumented (a run
+    # forked from a process that had imported them is not, and adds
+    # nothing to its corpus).
+    added = re.search(r'stat::new_units_added: +(\d+)', out)
+    assert added and int(added.group(1)) > 0, out[-2000:]
     assert not os.listdir(tmp_path / 'findings')
