@@ -38,11 +38,11 @@ import torch
 from mmengine.utils import ProgressBar
 
 from ..apis.bad_images import check_image_bytes
-from ..utils.dist import (barrier, gather_objects, progress_begin,
-                          progress_idle, progress_tick, rank_and_world)
+from ..utils.dist import barrier, gather_objects, rank_and_world
 from ..utils.errors import RobustDetError
 from ..utils.io import dump_json_atomic, sha256_file, write_bytes_atomic
 from ..utils.seeding import derive_seed
+from ..utils.watchdog import progress_begin, progress_idle, progress_tick
 from ..version import __version__
 from .adain import AdaIN, load_adain, weight_paths
 

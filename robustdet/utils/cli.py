@@ -7,13 +7,13 @@ import os
 import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from .dist import (DEFAULT_DIST_TIMEOUT, DEFAULT_STALL_TIMEOUT, LAUNCHERS,
-                   check_same_job, describe_failure, finished,
-                   init_distributed, is_distributed_failure, leave,
-                   prepare_runner_cfg, watchdog_fired)
+from .dist import (DEFAULT_DIST_TIMEOUT, LAUNCHERS, check_same_job,
+                   init_distributed, prepare_runner_cfg)
 from .errors import RobustDetError
 from .io import sha256_file, sha256_json
 from .lifetime import children_die_with_this_process
+from .watchdog import (DEFAULT_STALL_TIMEOUT, describe_failure, finished,
+                       is_distributed_failure, leave, watchdog_fired)
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -1,7 +1,8 @@
 # Copyright (c) robustdet contributors. All rights reserved.
-"""robustdet.utils.dist without a process group: where a rank stands
-under each launcher, the backend, the runner config of a launched job and
-bad launches. Started jobs: tests/test_tools/test_test_robust_dist.py."""
+"""robustdet.utils.dist and robustdet.utils.watchdog without a process
+group: where a rank stands under each launcher, the backend, the runner
+config of a launched job, bad launches and the watchdog's record of
+stopped ranks. Started jobs: tests/test_tools/test_test_robust_dist.py."""
 import signal
 import threading
 import time
@@ -12,14 +13,14 @@ import torch.distributed as dist
 from mmengine.config import Config
 
 from robustdet.utils import RobustDetError
-from robustdet.utils import dist as rd_dist
-from robustdet.utils.dist import (DONE_KEY, HEARTBEAT_INTERVAL,
-                                  HEARTBEAT_MISSED, LEAVING_KEY, Heartbeat,
-                                  check_not_launched, check_same_job,
-                                  choose_backend, found_stopped,
-                                  init_distributed, job_digest, launcher_env,
-                                  prepare_runner_cfg, stopped_ranks,
-                                  stopped_words, tell_stopped)
+from robustdet.utils import watchdog as rd_watchdog
+from robustdet.utils.dist import (check_not_launched, check_same_job,
+                                  choose_backend, init_distributed, job_digest,
+                                  launcher_env, prepare_runner_cfg)
+from robustdet.utils.watchdog import (DONE_KEY, HEARTBEAT_INTERVAL,
+                                      HEARTBEAT_MISSED, LEAVING_KEY, Heartbeat,
+                                      found_stopped, stopped_ranks,
+                                      stopped_words, tell_stopped)
 from tests.conftest import FRCNN_DEMO, REPO
 from tests.tool_process import rank_env, run_tool
 
@@ -211,7 +212,7 @@ def test_every_rank_names_what_the_first_found(monkeypatch):
     assert stopped_words(dict(ranks=[1, 3], how=''), 1) == (
         'the other ranks found this one stopped with rank 3')
     assert stopped_words(None).startswith('the rendezvous store is gone')
-    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
+    monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=store, rank=2,
                                               world_size=4))
     assert store.add(LEAVING_KEY.format(2), 0) == 0
     start = time.monotonic()
@@ -226,27 +227,27 @@ def test_rank_0_leaves_after_the_others(monkeypatch):
     heartbeats) for each other rank to leave, finish or be found stopped,
     so that none sees only the store go."""
     store = dist.HashStore()
-    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=0,
+    monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=store, rank=0,
                                               world_size=4))
     tell_stopped(store, 0, dict(ranks=[1], how=''))
     store.add(DONE_KEY.format(3), 1)
     start = time.monotonic()
     threading.Timer(0.5, store.add, (LEAVING_KEY.format(2), 1)).start()
-    rd_dist.leave()
+    rd_watchdog.leave()
     took = time.monotonic() - start
     assert 0.5 <= took < 1.5, took
     store.delete_key(LEAVING_KEY.format(2))
     start = time.monotonic()
-    rd_dist.leave()  # rank 2 never leaves: two heartbeats at most
+    rd_watchdog.leave()  # rank 2 never leaves: two heartbeats at most
     took = time.monotonic() - start
     assert 2 * HEARTBEAT_INTERVAL <= took < 2 * HEARTBEAT_INTERVAL + 0.5
     # The other ranks do not wait, nor touch the store (rank 0 may be
     # gone): they said they leave when they read or wrote what was found.
     untouchable = _Untouchable()
-    monkeypatch.setattr(rd_dist, '_JOB', dict(store=untouchable, rank=2,
+    monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=untouchable, rank=2,
                                               world_size=4))
     start = time.monotonic()
-    rd_dist.leave()
+    rd_watchdog.leave()
     assert time.monotonic() - start < 0.5
     assert untouchable.touched == []
 
@@ -269,7 +270,7 @@ def test_the_watchdog_fires_once_and_not_after_leaving(monkeypatch):
     a stopped rank after that fires nothing."""
     store = dist.HashStore()
     beat = Heartbeat(store, 2, 3, stall_timeout=60)
-    monkeypatch.setattr(rd_dist, '_JOB', dict(store=store, rank=2,
+    monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=store, rank=2,
                                               world_size=3, heartbeat=beat))
     # As a terminal leaves it (a background job of a script ignores it).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -284,11 +285,11 @@ def test_the_watchdog_fires_once_and_not_after_leaving(monkeypatch):
     mine = dict(ranks=[1], how='no heartbeat for 60 s, --dist-stall-timeout')
     assert found_stopped(store) == beat.found == mine
     assert store.add(LEAVING_KEY.format(2), 0) == 1
-    assert rd_dist.watchdog_fired() == (
+    assert rd_watchdog.watchdog_fired() == (
         'rank 1 stopped (no heartbeat for 60 s, --dist-stall-timeout); '
         'rank 2 stops too (what is finished is kept: rerun to resume)')
     assert beat.timer.is_alive()
-    rd_dist.leave()
+    rd_watchdog.leave()
     assert beat.timer.finished.is_set() and not beat.is_alive()
     timer, hits = beat.timer, []
     previous = signal.signal(signal.SIGINT, lambda *_: hits.append(1))
@@ -300,5 +301,5 @@ def test_the_watchdog_fires_once_and_not_after_leaving(monkeypatch):
     assert hits == [] and beat.timer is timer and beat.found == mine
     # A later finder adopts the first record.
     other = Heartbeat(store, 0, 3, stall_timeout=5)
-    assert rd_dist.tell_stopped(store, 0, dict(ranks=[2], how='')) == mine
+    assert rd_watchdog.tell_stopped(store, 0, dict(ranks=[2], how='')) == mine
     other.stop()

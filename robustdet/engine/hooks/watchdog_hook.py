@@ -7,14 +7,14 @@ from typing import Any, List, Optional, Sequence
 from mmdet.registry import HOOKS
 from mmengine.hooks import Hook
 
-from ...utils.dist import progress_begin, progress_idle, progress_tick
+from ...utils.watchdog import progress_begin, progress_idle, progress_tick
 from .hook_list import with_hook
 
 
 @HOOKS.register_module()
 class WatchdogHook(Hook):
     """Mark every training iteration as a step of the watchdog
-    (:func:`robustdet.utils.dist.progress_begin`); an epoch's first
+    (:func:`robustdet.utils.watchdog.progress_begin`); an epoch's first
     iteration is timed but not watched, and validation and checkpoint
     saving are no steps (they take as long as they take).
 

@@ -31,7 +31,7 @@ from mmengine.runner.amp import autocast
 from ...corruptions.grid import Cell, cell_key
 from ...datasets import HOST_KEY
 from ...models import find_corrupting_preprocessor
-from ...utils.dist import progress_begin, progress_idle, progress_tick
+from ...utils.watchdog import progress_begin, progress_idle, progress_tick
 from ..hooks import ShowHook
 from .async_eval import EvaluationQueue, resolve_overlap
 from .base import BaseGridRunner, CellResult, real_metrics

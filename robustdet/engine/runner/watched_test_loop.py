@@ -7,7 +7,7 @@ from typing import Any, Dict
 from mmdet.registry import LOOPS
 from mmengine.runner import TestLoop
 
-from ...utils.dist import progress_begin, progress_idle, progress_tick
+from ...utils.watchdog import progress_begin, progress_idle, progress_tick
 
 # The loop types :func:`watched_test_cfg` replaces.
 PLAIN_TEST_LOOPS = ('TestLoop', 'mmengine.TestLoop')
@@ -16,7 +16,7 @@ PLAIN_TEST_LOOPS = ('TestLoop', 'mmengine.TestLoop')
 @LOOPS.register_module()
 class WatchedTestLoop(TestLoop):
     """mmengine's ``TestLoop`` that tells the distributed watchdog of its
-    progress (:func:`robustdet.utils.dist.progress_begin`): a step after
+    progress (:func:`robustdet.utils.watchdog.progress_begin`): a step after
     every batch, none due while the metrics are computed and the ranks
     gather. On a launched run, a rank whose main thread then makes no
     step for ``--dist-stall-timeout`` seconds (or 4 times its slowest
