@@ -49,6 +49,7 @@ LEAVING_KEY = 'robustdet/leaving/{}'
 # The running job: rank, world size, timeout, store, heartbeat.
 _JOB: Dict[str, Any] = {}
 
+
 def start_watchdog(store: Any, rank: int, world_size: int, timeout: float,
                    stall_timeout: float) -> None:
     """Record the job that just started and start this rank's heartbeat.
