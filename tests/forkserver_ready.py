@@ -49,7 +49,7 @@ DEMO_CONFIG = osp.join(
 
 
 def _ready() -> None:
-    assert load_config(DEMO_CONFIG).pretty_text
+    load_config(DEMO_CONFIG).pretty_text  # noqa: B018 (formats, keeps)
     for obj in gc.get_objects():
         if type(obj) is weakref.finalize:
             obj.atexit = False

@@ -16,7 +16,9 @@ so that a config that differs from one already formatted in a few keys
 ``test_shift.py`` builds a runner per split) is formatted again only in
 those: yapf formats each top-level statement on its own (between two
 assignments it keeps the blank lines of its input, none here), which the
-tests check against mmengine's formatting of the whole text.
+tests check against mmengine's formatting of the whole text. A text that
+yapf could format otherwise (a blank line, a comment, a string across
+assignments: only values whose ``str`` makes them) is formatted whole.
 
 Loading a config, mmengine looks each ``mmdet::`` base up by model name in
 every metafile that mmdet's model index lists (about a hundred YAML
@@ -58,6 +60,7 @@ YAPF_STYLE = dict(
 # mmengine indents every line of a top-level value after its first, so a
 # line that starts in column 0 starts the next assignment.
 _ASSIGNMENT = re.compile(r'[A-Za-z_]\w*=')
+_BLANK_LINE = re.compile(r'\n[ \t]*(?:\n|$)')
 
 
 class FormattedOnceConfig(Config):
@@ -83,10 +86,13 @@ class FormattedOnceConfig(Config):
         text = _FORMATTED.get(raw)
         if text is None:
             statements = top_level_statements(raw)
-            if statements is None:
+            try:
+                text = None if statements is None else ''.join(
+                    map(format_statement, statements))
+            except SyntaxError:  # not a statement alone: mmengine's way
+                pass
+            if text is None:
                 text = Config.pretty_text.fget(self)
-            else:
-                text = ''.join(map(format_statement, statements))
             _FORMATTED[raw] = text
             while len(_FORMATTED) > _KEEP:
                 _FORMATTED.popitem(last=False)
@@ -104,10 +110,15 @@ def top_level_statements(raw: str) -> Optional[List[str]]:
             assignments, the lines of each value after its first indented.
 
     Returns:
-        list[str] | None: The assignments in order, or None where the text
-        is not of that shape (a top-level key that is not an identifier
-        makes mmengine write one dict display).
+        list[str] | None: The assignments in order, or None where yapf
+        could format the text otherwise than one assignment at a time: a
+        text not of that shape (a top-level key that is not an identifier
+        makes mmengine write one dict display), or with a blank line or a
+        ``#`` (values whose ``str`` makes them; yapf keeps a blank line
+        between two statements and attaches a comment to the next).
     """
+    if '#' in raw or _BLANK_LINE.search(raw):
+        return None
     statements = re.split(r'\n(?=\S)', raw)
     if not all(map(_ASSIGNMENT.match, statements)):
         return None
@@ -125,7 +136,9 @@ def format_statement(statement: str) -> str:
         str: The formatted assignment, ending in a newline.
 
     Raises:
-        SyntaxError: yapf cannot parse it (as mmengine raises it).
+        SyntaxError: yapf cannot parse it alone (e.g. a string that a
+            later assignment closes); :class:`FormattedOnceConfig` then
+            formats the whole text as mmengine does.
     """
     text = _STATEMENTS.get(statement)
     if text is not None:
@@ -133,9 +146,9 @@ def format_statement(statement: str) -> str:
         return text
     try:
         text, _ = FormatCode(statement + '\n', style_config=YAPF_STYLE)
-    except Exception:
-        raise SyntaxError('Failed to format the config file, please check '
-                          f'the syntax of: \n{statement}') from None
+    except Exception as e:
+        raise SyntaxError(f'yapf cannot format {statement[:80]!r} alone: '
+                          f'{e}') from None
     _STATEMENTS[statement] = text
     while len(_STATEMENTS) > _KEEP_STATEMENTS:
         _STATEMENTS.popitem(last=False)

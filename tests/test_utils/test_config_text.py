@@ -65,12 +65,21 @@ def test_formatted_one_assignment_at_a_time(demo_checkpoint):
         _unformatted(cfg)) if s.startswith('model='))
     assert model in config_text._STATEMENTS
     config_text._STATEMENTS[model] = 'model = kept\n'
+    cfg.work_dir = 'elsewhere'
     try:
-        cfg.work_dir = 'elsewhere'
         text = cfg.pretty_text
     finally:
         del config_text._STATEMENTS[model]
+        config_text._FORMATTED.pop(_unformatted(cfg), None)
     assert 'model = kept\n' in text and "work_dir = 'elsewhere'\n" in text
+    assert 'model = kept\n' not in format_once(cfg).pretty_text
+    # Values whose str makes a blank line, a comment or a string across
+    # two assignments: formatted whole, as mmengine does.
+    for values in (dict(a=_Str('foo\n'), b=1),
+                   dict(a=_Str('1  # c\n# d'), b=2),
+                   dict(a=_Str('"""x'), b=_Str('y"""'))):
+        plain = Config(values)
+        assert format_once(plain).pretty_text == plain.pretty_text, values
     # A top-level key that is not an identifier: one dict display, which
     # mmengine 0.10 writes without commas and fails to format; so does
     # the whole text here.
@@ -79,6 +88,16 @@ def test_formatted_one_assignment_at_a_time(demo_checkpoint):
     for cfg in (odd, format_once(odd)):
         with pytest.raises(SyntaxError, match='Failed to format'):
             assert cfg.pretty_text
+
+
+class _Str:
+    """A config value whose ``str`` is the text given."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
 
 
 def test_runner_dumps_mmengine_text(demo_checkpoint, tmp_path):

@@ -213,7 +213,7 @@ def test_every_rank_names_what_the_first_found(monkeypatch):
         'the other ranks found this one stopped with rank 3')
     assert stopped_words(None).startswith('the rendezvous store is gone')
     monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=store, rank=2,
-                                              world_size=4))
+                                                  world_size=4))
     assert store.add(LEAVING_KEY.format(2), 0) == 0
     start = time.monotonic()
     assert stopped_ranks() == first
@@ -228,7 +228,7 @@ def test_rank_0_leaves_after_the_others(monkeypatch):
     so that none sees only the store go."""
     store = dist.HashStore()
     monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=store, rank=0,
-                                              world_size=4))
+                                                  world_size=4))
     tell_stopped(store, 0, dict(ranks=[1], how=''))
     store.add(DONE_KEY.format(3), 1)
     start = time.monotonic()
@@ -245,7 +245,7 @@ def test_rank_0_leaves_after_the_others(monkeypatch):
     # gone): they said they leave when they read or wrote what was found.
     untouchable = _Untouchable()
     monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=untouchable, rank=2,
-                                              world_size=4))
+                                                  world_size=4))
     start = time.monotonic()
     rd_watchdog.leave()
     assert time.monotonic() - start < 0.5
