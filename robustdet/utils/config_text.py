@@ -34,6 +34,7 @@ import ast
 import collections
 import contextlib
 import copy
+import functools
 import io
 import re
 import threading
@@ -48,10 +49,6 @@ from .errors import RobustDetError
 # Unformatted text -> mmengine's formatted text, the latest few.
 _FORMATTED: 'collections.OrderedDict[str, str]' = collections.OrderedDict()
 _KEEP = 8
-# One unformatted top-level assignment -> its formatted text, the latest
-# few hundred (a config has about 30).
-_STATEMENTS: 'collections.OrderedDict[str, str]' = collections.OrderedDict()
-_KEEP_STATEMENTS = 512
 # mmengine's yapf style for configs (``Config.pretty_text``).
 YAPF_STYLE = dict(
     based_on_style='pep8',
@@ -85,14 +82,7 @@ class FormattedOnceConfig(Config):
             return raw
         text = _FORMATTED.get(raw)
         if text is None:
-            statements = top_level_statements(raw)
-            try:
-                text = None if statements is None else ''.join(
-                    map(format_statement, statements))
-            except SyntaxError:  # not a statement alone: mmengine's way
-                pass
-            if text is None:
-                text = Config.pretty_text.fget(self)
+            text = _by_statement(raw) or Config.pretty_text.fget(self)
             _FORMATTED[raw] = text
             while len(_FORMATTED) > _KEEP:
                 _FORMATTED.popitem(last=False)
@@ -125,9 +115,23 @@ def top_level_statements(raw: str) -> Optional[List[str]]:
     return statements
 
 
+def _by_statement(raw: str) -> Optional[str]:
+    """mmengine's formatted text of ``raw``, one assignment at a time, or
+    None where it must be formatted whole."""
+    statements = top_level_statements(raw)
+    if statements is None:
+        return None
+    try:
+        return ''.join(map(format_statement, statements))
+    except SyntaxError:  # not a statement alone: mmengine's way
+        return None
+
+
+# The latest few hundred assignments are kept (a config has about 30).
+@functools.lru_cache(maxsize=512)
 def format_statement(statement: str) -> str:
     """yapf's text of one top-level assignment in mmengine's style,
-    formatted once per text (the latest few hundred are kept).
+    formatted once per text.
 
     Args:
         statement (str): One of :func:`top_level_statements`.
@@ -140,18 +144,11 @@ def format_statement(statement: str) -> str:
             later assignment closes); :class:`FormattedOnceConfig` then
             formats the whole text as mmengine does.
     """
-    text = _STATEMENTS.get(statement)
-    if text is not None:
-        _STATEMENTS.move_to_end(statement)
-        return text
     try:
         text, _ = FormatCode(statement + '\n', style_config=YAPF_STYLE)
     except Exception as e:
         raise SyntaxError(f'yapf cannot format {statement[:80]!r} alone: '
                           f'{e}') from None
-    _STATEMENTS[statement] = text
-    while len(_STATEMENTS) > _KEEP_STATEMENTS:
-        _STATEMENTS.popitem(last=False)
     return text
 
 

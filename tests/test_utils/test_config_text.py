@@ -61,18 +61,16 @@ def test_formatted_one_assignment_at_a_time(demo_checkpoint):
     assert format_once(plain).pretty_text == plain.pretty_text
     cfg = format_once(Config.fromfile(config))
     assert cfg.pretty_text.startswith('auto_scale_lr')
-    model = next(s for s in config_text.top_level_statements(
-        _unformatted(cfg)) if s.startswith('model='))
-    assert model in config_text._STATEMENTS
-    config_text._STATEMENTS[model] = 'model = kept\n'
     cfg.work_dir = 'elsewhere'
-    try:
-        text = cfg.pretty_text
-    finally:
-        del config_text._STATEMENTS[model]
-        config_text._FORMATTED.pop(_unformatted(cfg), None)
-    assert 'model = kept\n' in text and "work_dir = 'elsewhere'\n" in text
-    assert 'model = kept\n' not in format_once(cfg).pretty_text
+    statements = config_text.top_level_statements(_unformatted(cfg))
+    before = config_text.format_statement.cache_info()
+    text = cfg.pretty_text
+    after = config_text.format_statement.cache_info()
+    # Only the new assignment was formatted; the others were kept.
+    assert after.misses - before.misses == 1
+    assert after.hits - before.hits == len(statements) - 1
+    assert "work_dir = 'elsewhere'\n" in text
+    assert text == Config(cfg.to_dict()).pretty_text
     # Values whose str makes a blank line, a comment or a string across
     # two assignments: formatted whole, as mmengine does.
     for values in (dict(a=_Str('foo\n'), b=1),
