@@ -271,7 +271,8 @@ def test_the_watchdog_fires_once_and_not_after_leaving(monkeypatch):
     store = dist.HashStore()
     beat = Heartbeat(store, 2, 3, stall_timeout=60)
     monkeypatch.setattr(rd_watchdog, '_JOB', dict(store=store, rank=2,
-                                              world_size=3, heartbeat=beat))
+                                                  world_size=3,
+                                                  heartbeat=beat))
     # As a terminal leaves it (a background job of a script ignores it).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
